@@ -1,0 +1,102 @@
+#include "harness/cli/commands.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "harness/config/config_loader.h"
+#include "harness/measure/cpu_memory_tracker.h"
+#include "harness/measure/statistics.h"
+#include "harness/results/records_file.h"
+#include "harness/suite/suite.h"
+#include "harness/suite/suite_runner.h"
+#include "harness/techniques/registry.h"
+
+namespace speedbench {
+
+namespace {
+
+void print_summary(const Record& r, const std::string& records_path) {
+  const auto& m = r.metrics;
+  std::printf("%s / %s: %s%s%s\n", r.workload.c_str(), r.variant.c_str(), to_string(r.status).c_str(),
+              r.message.empty() ? "" : " - ", r.message.c_str());
+  if (r.status == RunStatus::kOk || r.status == RunStatus::kDiverged) {
+    std::printf("  steps %lld (%lld timed)  %.1f samples/s  median step %.1f ms\n",
+                static_cast<long long>(m.steps), static_cast<long long>(m.measured_steps),
+                m.samples_per_s, measure::summarize(m.step_ms).median);
+    std::printf("  wall %.1f s (eval %.1f s)  test accuracy %.4f  test loss %.4f\n",
+                m.train_wall_s, m.eval_wall_s, m.final_test_accuracy, m.final_test_loss);
+    if (r.unigram_entropy_bits > 0) {
+      std::printf("  test bits/char %.3f vs unigram entropy %.3f\n",
+                  m.final_test_loss / std::log(2.0), r.unigram_entropy_bits);
+    }
+    std::printf("  peak tensor bytes %.1f MiB  peak RSS %.1f MiB  parameters %lld\n",
+                m.peak_allocated_bytes / 1048576.0, m.peak_rss_bytes / 1048576.0,
+                static_cast<long long>(m.parameter_count));
+    if (m.target_accuracy > 0) {
+      if (m.time_to_target_s) {
+        std::printf("  reached %.3f at %.1f s (step %lld)\n", m.target_accuracy, *m.time_to_target_s,
+                    static_cast<long long>(*m.steps_to_target));
+      } else {
+        std::printf("  target %.3f not reached\n", m.target_accuracy);
+      }
+    }
+  }
+  std::printf("  record -> %s\n", records_path.c_str());
+}
+
+}  // namespace
+
+int command_run_one(const RunOneArgs& args) {
+  auto config = load_train_config(args.config_path);
+  if (!args.data_root.empty()) config.data.root = args.data_root;
+  RunIdentity identity = args.identity;
+  if (identity.run_id.empty()) identity.run_id = make_run_id();
+  const auto records_path =
+      !args.records_path.empty()
+          ? args.records_path
+          : (std::filesystem::path(args.results_root) / identity.suite / identity.run_id / "runs.jsonl")
+                .string();
+
+  // Exact CPU byte accounting for the whole process, installed before any tensor exists.
+  measure::CpuMemoryTracker::install();
+  ProgressFn progress;
+  if (!args.quiet) {
+    progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+  }
+  const Record record = execute_run(config, identity, progress);
+  append_record(records_path, record);
+  print_summary(record, records_path);
+  return 0;
+}
+
+int command_run_suite(const RunSuiteArgs& args) {
+  const auto suite = load_suite(args.suite_path);
+  SuiteRunOptions options;
+  options.results_root = args.results_root;
+  options.executable = args.executable;
+  options.data_root = args.data_root;
+  const auto summary = run_suite(suite, options);
+  std::printf("records: %s\n", summary.records_path.c_str());
+  return summary.failed > 0 ? 1 : 0;
+}
+
+int command_list() {
+  std::printf("Workloads (model.arch on data.dataset):\n");
+  std::printf("  resnet     CIFAR-style ResNet-(6n+2) on fashion_mnist or synthetic images\n");
+  std::printf("  resnet18   ResNet-18 (3x3 stem) on fashion_mnist or synthetic images\n");
+  std::printf("  row_rnn    LSTM/GRU reading an image row by row, on fashion_mnist or synthetic\n");
+  std::printf("  char_lm    character-level LSTM/GRU language model on fortunes\n\n");
+  std::printf("Techniques (TIPS.md):\n");
+  std::printf("  %-17s %-4s %-9s %-12s %s\n", "id", "tip", "devices", "status", "claim source");
+  for (const auto& t : technique_registry()) {
+    std::string devices;
+    for (const auto& d : t.devices) devices += (devices.empty() ? "" : ",") + d;
+    std::printf("  %-17s %-4s %-9s %-12s %s\n", t.id.c_str(),
+                t.tip > 0 ? std::to_string(t.tip).c_str() : "-", devices.c_str(),
+                t.implemented ? "implemented" : "planned", t.source.c_str());
+  }
+  return 0;
+}
+
+}  // namespace speedbench

@@ -1,0 +1,58 @@
+// speedbench: the command line.
+//   speedbench run-one --config FILE      train one config, append its record, print a summary
+//   speedbench run --suite FILE           run every entry of a suite, each in its own process
+//   speedbench list                       workloads and techniques
+// Bad input exits with code 2 and one line naming the file, field and what was expected.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "harness/cli/commands.h"
+#include "harness/config/config_error.h"
+
+int main(int argc, char** argv) {
+  using namespace speedbench;
+  CLI::App app{"speedbench: measure deep-learning training speedups, side by side"};
+  app.require_subcommand(1);
+
+  RunOneArgs run_one;
+  auto* run_one_cmd = app.add_subcommand("run-one", "Train one config and append its record");
+  run_one_cmd->add_option("--config", run_one.config_path, "TrainConfig JSON file")->required();
+  run_one_cmd->add_option("--out", run_one.results_root, "Results root folder")->capture_default_str();
+  run_one_cmd->add_option("--records", run_one.records_path,
+                          "Append to this runs.jsonl instead of <out>/<suite>/<run-id>/runs.jsonl");
+  run_one_cmd->add_option("--run-id", run_one.identity.run_id, "Run id (default: a new one)");
+  run_one_cmd->add_option("--suite", run_one.identity.suite, "Suite name")->capture_default_str();
+  run_one_cmd->add_option("--variant", run_one.identity.variant, "Variant name")->capture_default_str();
+  run_one_cmd->add_option("--run-index", run_one.identity.run_index, "Position in the suite plan");
+  run_one_cmd->add_option("--repetition", run_one.identity.repetition, "Repetition number");
+  run_one_cmd->add_option("--data-root", run_one.data_root, "Read the dataset from this folder");
+  run_one_cmd->add_flag("--quiet", run_one.quiet, "No progress lines");
+
+  RunSuiteArgs run_suite_args;
+  auto* run_cmd = app.add_subcommand("run", "Run a suite (each run in a child process)");
+  run_cmd->add_option("--suite", run_suite_args.suite_path, "Suite JSON file")->required();
+  run_cmd->add_option("--out", run_suite_args.results_root, "Results root folder")->capture_default_str();
+  run_cmd->add_option("--data-root", run_suite_args.data_root, "Read datasets from this folder");
+
+  auto* list_cmd = app.add_subcommand("list", "List workloads and techniques");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*run_one_cmd) return command_run_one(run_one);
+    if (*run_cmd) {
+      run_suite_args.executable = std::filesystem::canonical("/proc/self/exe").string();
+      return command_run_suite(run_suite_args);
+    }
+    if (*list_cmd) return command_list();
+  } catch (const ConfigError& error) {
+    std::fprintf(stderr, "speedbench: error: %s\n", error.what());
+    return 2;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "speedbench: error: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,204 @@
+#include "harness/config/config_loader.h"
+
+#include <limits>
+
+#include "harness/config/json_reader.h"
+#include "harness/techniques/registry.h"
+
+namespace speedbench {
+
+namespace {
+
+constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+constexpr double kHuge = 1e12;
+
+DataConfig read_data(JsonObjectReader in) {
+  DataConfig d;
+  d.dataset = in.get_choice("dataset", d.dataset, {"fashion_mnist", "fortunes", "synthetic"});
+  d.root = in.get_string("root", d.root);
+  d.train_samples = in.get_int("train_samples", d.train_samples, 0, kMaxInt);
+  d.test_samples = in.get_int("test_samples", d.test_samples, 0, kMaxInt);
+  d.augment = in.get_bool("augment", d.augment);
+  d.synthetic_shape = in.get_int_list("synthetic_shape", d.synthetic_shape, 1, 4096);
+  if (d.synthetic_shape.size() != 3) in.fail("synthetic_shape", "expected 3 integers: C, H, W");
+  d.synthetic_classes = in.get_int("synthetic_classes", d.synthetic_classes, 2, 100000);
+  d.sequence_length = in.get_int("sequence_length", d.sequence_length, 2, 100000);
+  in.reject_unknown_keys();
+  return d;
+}
+
+ModelConfig read_model(JsonObjectReader in) {
+  ModelConfig m;
+  m.arch = in.get_choice("arch", m.arch, {"resnet", "resnet18", "row_rnn", "char_lm"});
+  m.depth = in.get_int("depth", m.depth, 8, 1000);
+  if (m.arch == "resnet" && (m.depth - 2) % 6 != 0) {
+    in.fail("depth", "got " + std::to_string(m.depth) + ", expected 6n+2 (8, 14, 20, 32, 44, 56)");
+  }
+  const std::vector<int64_t> default_widths =
+      m.arch == "resnet18" ? std::vector<int64_t>{64, 128, 256, 512} : m.widths;
+  m.widths = in.get_int_list("widths", default_widths, 1, 65536);
+  const size_t stages = m.arch == "resnet18" ? 4 : 3;
+  if ((m.arch == "resnet" || m.arch == "resnet18") && m.widths.size() != stages) {
+    in.fail("widths", "expected " + std::to_string(stages) + " stage widths for " + m.arch);
+  }
+  m.cell = in.get_choice("cell", m.cell, {"lstm", "gru"});
+  m.hidden = in.get_int("hidden", m.hidden, 1, 65536);
+  m.layers = in.get_int("layers", m.layers, 1, 64);
+  m.embedding = in.get_int("embedding", m.embedding, 1, 65536);
+  in.reject_unknown_keys();
+  return m;
+}
+
+OptimizerConfig read_optimizer(JsonObjectReader in) {
+  OptimizerConfig o;
+  o.name = in.get_choice("name", o.name, {"sgd", "adam", "adamw"});
+  o.lr = in.get_double("lr", o.lr, 1e-12, 1e4);
+  o.momentum = in.get_double("momentum", o.momentum, 0.0, 1.0);
+  o.nesterov = in.get_bool("nesterov", o.nesterov);
+  o.weight_decay = in.get_double("weight_decay", o.weight_decay, 0.0, 10.0);
+  o.beta1 = in.get_double("beta1", o.beta1, 0.0, 0.999999);
+  o.beta2 = in.get_double("beta2", o.beta2, 0.0, 0.999999999);
+  o.eps = in.get_double("eps", o.eps, 1e-16, 1.0);
+  if (o.nesterov && (o.name != "sgd" || o.momentum == 0.0)) {
+    in.fail("nesterov", "needs name \"sgd\" and momentum > 0");
+  }
+  in.reject_unknown_keys();
+  return o;
+}
+
+Techniques read_techniques(JsonObjectReader in) {
+  Techniques t;
+  {
+    auto schedule = in.child("lr_schedule");
+    t.lr_schedule.kind = schedule.get_choice("kind", t.lr_schedule.kind,
+                                             {"constant", "step", "cosine", "cyclic", "one_cycle"});
+    schedule.reject_unknown_keys();
+  }
+  t.loader_workers = in.get_int("loader_workers", t.loader_workers, 0, 64);
+  t.pin_memory = in.get_bool("pin_memory", t.pin_memory);
+  t.max_batch = in.get_bool("max_batch", t.max_batch);
+  t.amp = in.get_choice("amp", t.amp, {"off", "bf16", "fp16"});
+  t.optimizer_impl = in.get_choice("optimizer_impl", t.optimizer_impl, {"loop", "foreach", "fused"});
+  t.cudnn_benchmark = in.get_bool("cudnn_benchmark", t.cudnn_benchmark);
+  t.sync_avoidance = in.get_bool("sync_avoidance", t.sync_avoidance);
+  t.checkpointing = in.get_bool("checkpointing", t.checkpointing);
+  t.grad_accumulation = in.get_int("grad_accumulation", t.grad_accumulation, 1, 4096);
+  t.ddp_world_size = in.get_int("ddp_world_size", t.ddp_world_size, 1, 4096);
+  t.zero_grad_none = in.get_bool("zero_grad_none", t.zero_grad_none);
+  t.host_to_tensor = in.get_bool("host_to_tensor", t.host_to_tensor);
+  t.debug_mode = in.get_choice("debug_mode", t.debug_mode, {"off", "anomaly", "profiler"});
+  t.grad_clipping = in.get_double("grad_clipping", t.grad_clipping, 0.0, kHuge);
+  t.bn_no_bias = in.get_bool("bn_no_bias", t.bn_no_bias);
+  t.eval_no_grad = in.get_bool("eval_no_grad", t.eval_no_grad);
+  t.input_norm = in.get_bool("input_norm", t.input_norm);
+  t.channels_last = in.get_bool("channels_last", t.channels_last);
+  t.tf32 = in.get_bool("tf32", t.tf32);
+  t.cuda_graphs = in.get_bool("cuda_graphs", t.cuda_graphs);
+  in.reject_unknown_keys();
+  return t;
+}
+
+// Checks that need more than one field.
+void check_combinations(const TrainConfig& c, const std::string& file) {
+  const bool text_model = c.model.arch == "char_lm";
+  const bool text_data = c.data.dataset == "fortunes";
+  if (text_model != text_data) {
+    throw ConfigError(file, "model.arch",
+                      "\"" + c.model.arch + "\" cannot train on dataset \"" + c.data.dataset +
+                          "\": char_lm needs \"fortunes\"; image models need \"fashion_mnist\" or "
+                          "\"synthetic\"");
+  }
+  if (c.data.augment && text_data) {
+    throw ConfigError(file, "data.augment", "augmentation applies to images only");
+  }
+  for (const auto& info : technique_registry()) {
+    if (info.is_on(c) && !info.implemented) {
+      throw ConfigError(file, info.config_field,
+                        "technique '" + info.id +
+                            "' is registered but its mechanism is not implemented yet; leave it "
+                            "at its default (off)");
+    }
+  }
+}
+
+}  // namespace
+
+TrainConfig train_config_from_json(const nlohmann::json& json, const std::string& file) {
+  JsonObjectReader in(json, file, "");
+  TrainConfig c;
+  c.workload = in.get_string("workload", c.workload);
+  c.data = read_data(in.child("data"));
+  c.model = read_model(in.child("model"));
+  c.optimizer = read_optimizer(in.child("optimizer"));
+  c.techniques = read_techniques(in.child("techniques"));
+  c.batch_size = in.get_int("batch_size", c.batch_size, 1, kMaxInt);
+  c.epochs = in.get_int("epochs", c.epochs, 1, 100000);
+  c.max_steps = in.get_int("max_steps", c.max_steps, 0, std::numeric_limits<int64_t>::max());
+  c.warmup_steps = in.get_int("warmup_steps", c.warmup_steps, 0, kMaxInt);
+  c.eval_every_steps = in.get_int("eval_every_steps", c.eval_every_steps, 0, kMaxInt);
+  c.eval_batch_size = in.get_int("eval_batch_size", c.eval_batch_size, 1, kMaxInt);
+  c.target_accuracy = in.get_double("target_accuracy", c.target_accuracy, 0.0, 1.0);
+  c.seed = in.get_int("seed", c.seed, 0, std::numeric_limits<int64_t>::max());
+  c.device = in.get_choice("device", c.device, {"cpu", "cuda"});
+  c.threads = in.get_int("threads", c.threads, 1, 1024);
+  c.deterministic = in.get_bool("deterministic", c.deterministic);
+  c.progress_every_s = in.get_int("progress_every_s", c.progress_every_s, 0, 86400);
+  in.reject_unknown_keys();
+  check_combinations(c, file);
+  return c;
+}
+
+TrainConfig load_train_config(const std::string& path) {
+  return train_config_from_json(read_json_file(path), path);
+}
+
+nlohmann::json train_config_to_json(const TrainConfig& c) {
+  const auto& d = c.data;
+  const auto& m = c.model;
+  const auto& o = c.optimizer;
+  const auto& t = c.techniques;
+  return {
+      {"workload", workload_name(c)},
+      {"data",
+       {{"dataset", d.dataset}, {"root", d.root}, {"train_samples", d.train_samples},
+        {"test_samples", d.test_samples}, {"augment", d.augment},
+        {"synthetic_shape", d.synthetic_shape}, {"synthetic_classes", d.synthetic_classes},
+        {"sequence_length", d.sequence_length}}},
+      {"model",
+       {{"arch", m.arch}, {"depth", m.depth}, {"widths", m.widths}, {"cell", m.cell},
+        {"hidden", m.hidden}, {"layers", m.layers}, {"embedding", m.embedding}}},
+      {"optimizer",
+       {{"name", o.name}, {"lr", o.lr}, {"momentum", o.momentum}, {"nesterov", o.nesterov},
+        {"weight_decay", o.weight_decay}, {"beta1", o.beta1}, {"beta2", o.beta2},
+        {"eps", o.eps}}},
+      {"techniques",
+       {{"lr_schedule", {{"kind", t.lr_schedule.kind}}},
+        {"loader_workers", t.loader_workers}, {"pin_memory", t.pin_memory},
+        {"max_batch", t.max_batch}, {"amp", t.amp}, {"optimizer_impl", t.optimizer_impl},
+        {"cudnn_benchmark", t.cudnn_benchmark}, {"sync_avoidance", t.sync_avoidance},
+        {"checkpointing", t.checkpointing}, {"grad_accumulation", t.grad_accumulation},
+        {"ddp_world_size", t.ddp_world_size}, {"zero_grad_none", t.zero_grad_none},
+        {"host_to_tensor", t.host_to_tensor}, {"debug_mode", t.debug_mode},
+        {"grad_clipping", t.grad_clipping}, {"bn_no_bias", t.bn_no_bias},
+        {"eval_no_grad", t.eval_no_grad}, {"input_norm", t.input_norm},
+        {"channels_last", t.channels_last}, {"tf32", t.tf32}, {"cuda_graphs", t.cuda_graphs}}},
+      {"batch_size", c.batch_size},
+      {"epochs", c.epochs},
+      {"max_steps", c.max_steps},
+      {"warmup_steps", c.warmup_steps},
+      {"eval_every_steps", c.eval_every_steps},
+      {"eval_batch_size", c.eval_batch_size},
+      {"target_accuracy", c.target_accuracy},
+      {"seed", c.seed},
+      {"device", c.device},
+      {"threads", c.threads},
+      {"deterministic", c.deterministic},
+      {"progress_every_s", c.progress_every_s},
+  };
+}
+
+std::string workload_name(const TrainConfig& config) {
+  return config.workload.empty() ? config.data.dataset + "/" + config.model.arch : config.workload;
+}
+
+}  // namespace speedbench

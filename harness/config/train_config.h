@@ -1,0 +1,92 @@
+// TrainConfig: everything one training run depends on. Every technique of TIPS.md is an
+// explicit field of `Techniques`; the defaults (all off) are the baseline. A record embeds the
+// resolved config, so a run can be reproduced from its record alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace speedbench {
+
+struct DataConfig {
+  std::string dataset = "fashion_mnist";  // fashion_mnist | fortunes | synthetic
+  std::string root;                       // "" = the Debian package's folder (or $SPEEDBENCH_DATA_ROOT)
+  int64_t train_samples = 0;              // 0 = all; else the first N (a quick subset)
+  int64_t test_samples = 0;               // 0 = all
+  bool augment = false;                   // random crop (pad 4) + horizontal flip, images only
+  std::vector<int64_t> synthetic_shape = {1, 28, 28};  // C, H, W of synthetic images
+  int64_t synthetic_classes = 10;
+  int64_t sequence_length = 64;           // characters per window (fortunes)
+};
+
+struct ModelConfig {
+  std::string arch = "resnet";            // resnet | resnet18 | row_rnn | char_lm
+  int64_t depth = 8;                      // resnet: 6n+2 (8, 14, 20, 32, 44, 56)
+  std::vector<int64_t> widths = {16, 32, 64};  // resnet: channels of each stage
+  std::string cell = "lstm";              // row_rnn / char_lm: lstm | gru
+  int64_t hidden = 128;                   // recurrent hidden size
+  int64_t layers = 1;                     // recurrent layers
+  int64_t embedding = 64;                 // char_lm: embedding size
+};
+
+struct OptimizerConfig {
+  std::string name = "sgd";               // sgd | adam | adamw
+  double lr = 0.05;
+  double momentum = 0.9;                  // sgd
+  bool nesterov = false;                  // sgd
+  double weight_decay = 0.0;              // sgd/adam: L2 added to the gradient; adamw: decoupled
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // adam/adamw
+};
+
+struct LrScheduleConfig {
+  std::string kind = "constant";          // constant (off) | step | cosine | cyclic | one_cycle
+};
+
+// One field per technique (TIPS.md ids); the default value of each is "off".
+struct Techniques {
+  LrScheduleConfig lr_schedule;           // 1
+  int64_t loader_workers = 0;             // 2: DataLoader worker threads (0 = main thread)
+  bool pin_memory = false;                // 2: pinned host batches + non_blocking copies (CUDA)
+  bool max_batch = false;                 // 3: largest batch that fits the memory budget
+  std::string amp = "off";                // 4: off | bf16 | fp16
+  std::string optimizer_impl = "loop";    // 5: loop | foreach | fused
+  bool cudnn_benchmark = false;           // 6
+  bool sync_avoidance = false;            // 7
+  bool checkpointing = false;             // 8
+  int64_t grad_accumulation = 1;          // 9: micro-batches per optimizer step (1 = off)
+  int64_t ddp_world_size = 1;             // 10: processes (1 = off)
+  bool zero_grad_none = false;            // 11
+  bool host_to_tensor = false;            // 12: wrap host buffers (from_blob) instead of copying
+  std::string debug_mode = "off";         // 13: off | anomaly | profiler (debug_off = "off")
+  double grad_clipping = 0.0;             // 14: max global grad norm (0 = off)
+  bool bn_no_bias = false;                // 15: conv bias off before BatchNorm
+  bool eval_no_grad = false;              // 16
+  bool input_norm = false;                // 17: normalize inputs by dataset mean/std
+  bool channels_last = false;             // beyond the list
+  bool tf32 = false;                      // beyond the list (CUDA)
+  bool cuda_graphs = false;               // beyond the list (CUDA)
+};
+
+struct TrainConfig {
+  std::string workload;                   // a name for reports; "" = "<dataset>/<arch>"
+  DataConfig data;
+  ModelConfig model;
+  OptimizerConfig optimizer;
+  Techniques techniques;
+
+  int64_t batch_size = 128;
+  int64_t epochs = 1;
+  int64_t max_steps = 0;                  // 0 = no cap beyond `epochs`
+  int64_t warmup_steps = 5;               // excluded from step-time statistics
+  int64_t eval_every_steps = 0;           // 0 = at the end of each epoch
+  int64_t eval_batch_size = 1000;
+  double target_accuracy = 0.0;           // 0 = none; else time-to-target is measured
+  int64_t seed = 0;
+  std::string device = "cpu";             // cpu | cuda
+  int64_t threads = 2;                    // LibTorch intra-op threads
+  bool deterministic = false;             // deterministic algorithms (bitwise-repeatable on CPU)
+  int64_t progress_every_s = 10;          // progress line period on stderr (0 = quiet)
+};
+
+}  // namespace speedbench

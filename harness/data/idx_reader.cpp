@@ -1,0 +1,92 @@
+#include "harness/data/idx_reader.h"
+
+#include <zlib.h>
+
+#include <memory>
+
+#include "harness/config/config_error.h"
+
+namespace speedbench::data {
+
+namespace {
+
+constexpr int kUnsignedByteType = 0x08;  // IDX type code for uint8
+constexpr int64_t kMaxElements = int64_t{1} << 34;
+
+struct GzCloser {
+  void operator()(gzFile_s* file) const { gzclose(file); }
+};
+using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
+
+// Reads exactly `size` bytes; returns how many were read (fewer means the file ended).
+int64_t read_bytes(gzFile file, uint8_t* out, int64_t size) {
+  int64_t total = 0;
+  while (total < size) {
+    const auto chunk = static_cast<unsigned>(std::min<int64_t>(size - total, 1 << 30));
+    const int got = gzread(file, out + total, chunk);
+    if (got <= 0) break;
+    total += got;
+  }
+  return total;
+}
+
+uint32_t big_endian_u32(const uint8_t* bytes) {
+  return (uint32_t{bytes[0]} << 24) | (uint32_t{bytes[1]} << 16) | (uint32_t{bytes[2]} << 8) |
+         uint32_t{bytes[3]};
+}
+
+}  // namespace
+
+IdxArray read_idx_file(const std::string& path, int expected_dims) {
+  // gzopen reads plain files too, so an uncompressed copy works the same.
+  GzFile file(gzopen(path.c_str(), "rb"));
+  if (!file) throw ConfigError(path, "", "cannot open the IDX file (missing or unreadable)");
+
+  uint8_t magic[4];
+  if (read_bytes(file.get(), magic, 4) != 4) {
+    throw ConfigError(path, "", "file ends inside the 4-byte IDX magic number");
+  }
+  if (magic[0] != 0 || magic[1] != 0 || magic[2] != kUnsignedByteType ||
+      magic[3] != expected_dims) {
+    char got[32];
+    snprintf(got, sizeof got, "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
+    throw ConfigError(path, "", std::string("bad IDX magic number ") + got + ", expected 00 00 08 0" +
+                                    std::to_string(expected_dims) +
+                                    " (unsigned bytes, " + std::to_string(expected_dims) +
+                                    " dimensions)");
+  }
+
+  IdxArray array;
+  int64_t elements = 1;
+  for (int i = 0; i < expected_dims; ++i) {
+    uint8_t size_bytes[4];
+    if (read_bytes(file.get(), size_bytes, 4) != 4) {
+      throw ConfigError(path, "", "file ends inside the IDX header (dimension " + std::to_string(i) + ")");
+    }
+    const int64_t size = big_endian_u32(size_bytes);
+    if (size == 0) throw ConfigError(path, "", "IDX dimension " + std::to_string(i) + " is 0");
+    array.dims.push_back(size);
+    elements *= size;
+    if (elements > kMaxElements) throw ConfigError(path, "", "IDX header claims an absurd size");
+  }
+
+  array.values.resize(static_cast<size_t>(elements));
+  const int64_t got = read_bytes(file.get(), array.values.data(), elements);
+  if (got != elements) {
+    throw ConfigError(path, "", "truncated: the header promises " + std::to_string(elements) +
+                                    " bytes of data, the file holds " + std::to_string(got));
+  }
+  uint8_t extra = 0;
+  if (read_bytes(file.get(), &extra, 1) != 0) {
+    throw ConfigError(path, "", "trailing bytes after the " + std::to_string(elements) +
+                                    " bytes the header promises");
+  }
+  int error_code = Z_OK;
+  gzerror(file.get(), &error_code);
+  if (error_code != Z_OK && error_code != Z_STREAM_END) {
+    throw ConfigError(path, "", "corrupt gzip stream");
+  }
+  return array;
+}
+
+}  // namespace speedbench::data

@@ -1,0 +1,91 @@
+#include "harness/results/environment.h"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <sys/utsname.h>
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace speedbench {
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+std::string command_output(const std::string& command) {
+  std::array<char, 256> buffer{};
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return "";
+  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
+  pclose(pipe);
+  while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+  return output;
+}
+
+// The commit of the source tree this binary was built from, "+dirty" if it has local changes.
+std::string git_commit() {
+  const std::string git = "git -C '" SPEEDBENCH_SOURCE_DIR "' ";
+  auto commit = command_output(git + "rev-parse HEAD 2>/dev/null");
+  if (commit.empty()) return "unknown";
+  if (!command_output(git + "status --porcelain --untracked-files=no 2>/dev/null").empty()) {
+    commit += "+dirty";
+  }
+  return commit;
+}
+
+}  // namespace
+
+nlohmann::json collect_environment() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  utsname os{};
+  uname(&os);
+  const auto& cuda = at::detail::getCUDAHooks();
+  const bool has_gpu = cuda.hasCUDA() && cuda.getNumGPUs() > 0;
+  nlohmann::json env = {
+      {"host", host},
+      {"cpu_model", cpu_model()},
+      {"cpu_cores", std::thread::hardware_concurrency()},
+      {"torch_threads", at::get_num_threads()},
+      {"torch_interop_threads", at::get_num_interop_threads()},
+      {"os", std::string(os.sysname) + " " + os.release + " " + os.machine},
+      {"compiler", std::string("g++ ") + __VERSION__},
+      {"build_type", SPEEDBENCH_BUILD_TYPE},
+      {"speedbench_version", SPEEDBENCH_VERSION},
+      {"libtorch_version", TORCH_VERSION},
+      {"cuda_compiled", static_cast<bool>(SPEEDBENCH_WITH_CUDA)},
+      {"cuda_available", has_gpu},
+      {"gpu_count", has_gpu ? cuda.getNumGPUs() : 0},
+      {"git_commit", git_commit()},
+  };
+  if (has_gpu) {
+    env["cudnn_version"] = cuda.hasCuDNN() ? cuda.versionCuDNN() : 0;
+    env["cuda_runtime_version"] = cuda.versionCUDART();
+    env["gpu"] = collect_cuda_environment();
+  }
+  return env;
+}
+
+#if !SPEEDBENCH_WITH_CUDA
+nlohmann::json collect_cuda_environment() { return nlohmann::json::object(); }
+#endif
+
+}  // namespace speedbench

@@ -1,0 +1,15 @@
+// The environment block of every record: where and with what a run was measured (host, CPU,
+// threads, OS, compiler, build type, LibTorch, CUDA/cuDNN/GPU when present, git commit).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace speedbench {
+
+nlohmann::json collect_environment();
+
+// GPU details (name, memory, driver, runtime); compiled from harness/cuda/ in CUDA builds and
+// empty otherwise. Called only when a CUDA device is present.
+nlohmann::json collect_cuda_environment();
+
+}  // namespace speedbench

@@ -1,0 +1,153 @@
+#include "harness/results/record.h"
+
+#include <ctime>
+#include <stdexcept>
+
+#include "harness/measure/statistics.h"
+
+namespace speedbench {
+
+namespace {
+
+template <typename T>
+T field(const nlohmann::json& json, const char* key) {
+  if (!json.contains(key)) throw std::invalid_argument(std::string("record has no field '") + key + "'");
+  try {
+    return json.at(key).get<T>();
+  } catch (const nlohmann::json::exception& error) {
+    throw std::invalid_argument(std::string("record field '") + key + "': " + error.what());
+  }
+}
+
+nlohmann::json optional_to_json(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json metrics_to_json(const RunMetrics& m) {
+  nlohmann::json curve = nlohmann::json::array();
+  for (const auto& p : m.curve) {
+    curve.push_back({{"step", p.step}, {"epoch", p.epoch}, {"wall_s", p.wall_s},
+                     {"train_loss", p.train_loss}, {"test_loss", p.test_loss},
+                     {"test_accuracy", p.test_accuracy}});
+  }
+  const auto steps = measure::summarize(m.step_ms);
+  return {
+      {"steps", m.steps},
+      {"measured_steps", m.measured_steps},
+      {"samples_trained", m.samples_trained},
+      {"step_ms", m.step_ms},
+      {"step_ms_summary",
+       {{"median", steps.median}, {"mean", steps.mean}, {"p10", steps.p10}, {"p90", steps.p90},
+        {"cv", steps.cv}}},
+      {"data_wait_ms_total", m.data_wait_ms_total},
+      {"samples_per_s", m.samples_per_s},
+      {"train_wall_s", m.train_wall_s},
+      {"eval_wall_s", m.eval_wall_s},
+      {"peak_allocated_bytes", m.peak_allocated_bytes},
+      {"peak_rss_bytes", m.peak_rss_bytes},
+      {"parameter_count", m.parameter_count},
+      {"host_syncs", m.host_syncs},
+      {"final_train_loss", m.final_train_loss},
+      {"final_test_loss", m.final_test_loss},
+      {"final_test_accuracy", m.final_test_accuracy},
+      {"target_accuracy", m.target_accuracy},
+      {"time_to_target_s", optional_to_json(m.time_to_target_s)},
+      {"steps_to_target", m.steps_to_target ? nlohmann::json(*m.steps_to_target) : nlohmann::json(nullptr)},
+      {"curve", curve},
+  };
+}
+
+RunMetrics metrics_from_json(const nlohmann::json& j) {
+  RunMetrics m;
+  m.steps = field<int64_t>(j, "steps");
+  m.measured_steps = field<int64_t>(j, "measured_steps");
+  m.samples_trained = field<int64_t>(j, "samples_trained");
+  m.step_ms = field<std::vector<double>>(j, "step_ms");
+  m.data_wait_ms_total = field<double>(j, "data_wait_ms_total");
+  m.samples_per_s = field<double>(j, "samples_per_s");
+  m.train_wall_s = field<double>(j, "train_wall_s");
+  m.eval_wall_s = field<double>(j, "eval_wall_s");
+  m.peak_allocated_bytes = field<int64_t>(j, "peak_allocated_bytes");
+  m.peak_rss_bytes = field<int64_t>(j, "peak_rss_bytes");
+  m.parameter_count = field<int64_t>(j, "parameter_count");
+  m.host_syncs = field<int64_t>(j, "host_syncs");
+  m.final_train_loss = field<double>(j, "final_train_loss");
+  m.final_test_loss = field<double>(j, "final_test_loss");
+  m.final_test_accuracy = field<double>(j, "final_test_accuracy");
+  m.target_accuracy = field<double>(j, "target_accuracy");
+  if (!field<nlohmann::json>(j, "time_to_target_s").is_null()) {
+    m.time_to_target_s = field<double>(j, "time_to_target_s");
+  }
+  if (!field<nlohmann::json>(j, "steps_to_target").is_null()) {
+    m.steps_to_target = field<int64_t>(j, "steps_to_target");
+  }
+  for (const auto& p : field<nlohmann::json>(j, "curve")) {
+    m.curve.push_back({field<int64_t>(p, "step"), field<double>(p, "epoch"),
+                       field<double>(p, "wall_s"), field<double>(p, "train_loss"),
+                       field<double>(p, "test_loss"), field<double>(p, "test_accuracy")});
+  }
+  return m;
+}
+
+}  // namespace
+
+nlohmann::json record_to_json(const Record& r) {
+  return {
+      {"schema_version", r.schema_version},
+      {"run_id", r.run_id},
+      {"suite", r.suite},
+      {"run_index", r.run_index},
+      {"workload", r.workload},
+      {"variant", r.variant},
+      {"repetition", r.repetition},
+      {"seed", r.seed},
+      {"status", to_string(r.status)},
+      {"message", r.message},
+      {"techniques_on", r.techniques_on},
+      {"started_at", r.started_at},
+      {"finished_at", r.finished_at},
+      {"data_source", r.data_source},
+      {"unigram_entropy_bits", r.unigram_entropy_bits},
+      {"config", r.config},
+      {"metrics", metrics_to_json(r.metrics)},
+      {"environment", r.environment},
+  };
+}
+
+Record record_from_json(const nlohmann::json& j) {
+  Record r;
+  r.schema_version = field<int>(j, "schema_version");
+  if (r.schema_version != kRecordSchemaVersion) {
+    throw std::invalid_argument("record schema_version " + std::to_string(r.schema_version) +
+                                " is not the supported " + std::to_string(kRecordSchemaVersion));
+  }
+  r.run_id = field<std::string>(j, "run_id");
+  r.suite = field<std::string>(j, "suite");
+  r.run_index = field<int64_t>(j, "run_index");
+  r.workload = field<std::string>(j, "workload");
+  r.variant = field<std::string>(j, "variant");
+  r.repetition = field<int64_t>(j, "repetition");
+  r.seed = field<int64_t>(j, "seed");
+  r.status = run_status_from_string(field<std::string>(j, "status"));
+  r.message = field<std::string>(j, "message");
+  r.techniques_on = field<std::vector<std::string>>(j, "techniques_on");
+  r.started_at = field<std::string>(j, "started_at");
+  r.finished_at = field<std::string>(j, "finished_at");
+  r.data_source = field<std::string>(j, "data_source");
+  r.unigram_entropy_bits = field<double>(j, "unigram_entropy_bits");
+  r.config = field<nlohmann::json>(j, "config");
+  r.metrics = metrics_from_json(field<nlohmann::json>(j, "metrics"));
+  r.environment = field<nlohmann::json>(j, "environment");
+  return r;
+}
+
+std::string utc_timestamp_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace speedbench

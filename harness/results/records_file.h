@@ -1,0 +1,19 @@
+// results/<suite>/<run-id>/runs.jsonl: one record per line. Appends are atomic per record
+// (one write(2) of the whole line under an exclusive lock, then fsync), so concurrent writers
+// and a crash mid-run never leave a half line behind.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/results/record.h"
+
+namespace speedbench {
+
+// Appends one line; creates the folders it needs. Throws std::runtime_error on I/O failure.
+void append_record(const std::string& path, const Record& record);
+
+// Reads every record; a line that does not parse is an error naming the file and line.
+std::vector<Record> read_records(const std::string& path);
+
+}  // namespace speedbench

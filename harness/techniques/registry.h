@@ -1,0 +1,36 @@
+// The technique registry: one entry per technique id of TIPS.md (17 tips plus channels_last,
+// tf32, cuda_graphs), with its tip number, what it toggles, the published claim and its source,
+// the devices where it means something, and how to tell from a TrainConfig whether it is on.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/config/train_config.h"
+
+namespace speedbench {
+
+struct TechniqueInfo {
+  std::string id;               // e.g. "amp"
+  int tip = 0;                  // TIPS.md row number; 0 = beyond the list
+  std::string toggles;          // what is toggled, off -> on
+  std::string claim;            // the published claim
+  std::string source;           // where the claim comes from
+  std::vector<std::string> devices;  // "cpu", "cuda"
+  std::string config_field;     // the TrainConfig field that holds it (JSON path)
+  bool implemented = false;     // false: enabling it is rejected at config load
+  std::function<bool(const TrainConfig&)> is_on;
+};
+
+const std::vector<TechniqueInfo>& technique_registry();
+const TechniqueInfo* find_technique(const std::string& id);
+
+// Ids of the techniques a config turns on.
+std::vector<std::string> enabled_techniques(const TrainConfig& config);
+
+// Why technique `info` cannot run on `device` ("" when it can).
+std::string not_applicable_reason(const TechniqueInfo& info, const std::string& device);
+
+}  // namespace speedbench

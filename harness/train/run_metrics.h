@@ -1,0 +1,48 @@
+// What one training run measured. Torch-free so that records, reports and tests can use it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace speedbench {
+
+// One evaluation: where training stood and what the test set said.
+struct CurvePoint {
+  int64_t step = 0;           // optimizer steps done
+  double epoch = 0;           // fractional epochs done
+  double wall_s = 0;          // seconds since the first step, evaluations included
+  double train_loss = 0;      // mean training loss since the previous evaluation
+  double test_loss = 0;       // mean per-example (per-character) cross-entropy, nats
+  double test_accuracy = 0;   // fraction correct (next-character accuracy for the LM)
+};
+
+struct RunMetrics {
+  int64_t steps = 0;                 // optimizer steps done
+  int64_t measured_steps = 0;        // steps after warmup (the timed ones)
+  int64_t samples_trained = 0;       // examples seen by training, warmup included
+  std::vector<double> step_ms;       // per measured step: data wait + forward/backward/step
+  double data_wait_ms_total = 0;     // time spent waiting on the data loader (measured steps)
+  double samples_per_s = 0;          // measured samples / measured step time
+  double train_wall_s = 0;           // first step to the end, evaluations included
+  double eval_wall_s = 0;            // of which evaluation
+  int64_t peak_allocated_bytes = 0;  // exact tracked tensor bytes (CPU) during training
+  int64_t peak_rss_bytes = 0;        // process peak resident set size
+  int64_t parameter_count = 0;
+  int64_t host_syncs = 0;            // syncs the harness forced during training
+  double final_train_loss = 0;
+  double final_test_loss = 0;
+  double final_test_accuracy = 0;
+  double target_accuracy = 0;                // 0 = no target
+  std::optional<double> time_to_target_s;    // wall time to the first eval >= target
+  std::optional<int64_t> steps_to_target;
+  std::vector<CurvePoint> curve;
+};
+
+// How a run ended.
+enum class RunStatus { kOk, kDiverged, kOutOfMemory, kCrashed, kNotApplicable };
+std::string to_string(RunStatus status);
+RunStatus run_status_from_string(const std::string& text);  // throws std::invalid_argument
+
+}  // namespace speedbench

@@ -1,0 +1,37 @@
+// The training loop: one readable function that runs a TrainConfig and measures it.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "harness/config/train_config.h"
+#include "harness/train/run_metrics.h"
+
+namespace speedbench {
+
+// Thrown when the loss becomes NaN or infinite; the run is recorded as `diverged`.
+class DivergedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TrainOutcome {
+  RunStatus status = RunStatus::kOk;
+  std::string message;          // why it stopped early, if it did
+  RunMetrics metrics;
+  double unigram_entropy_bits = 0;  // text workloads: the bar the LM must beat
+  std::string data_source;
+};
+
+// Called with one human-readable progress line (roughly every config.progress_every_s seconds).
+using ProgressFn = std::function<void(const std::string& line)>;
+
+// Runs the whole training of `config` on this process's device. A diverging loss ends the run
+// with status kDiverged and the metrics gathered so far; other errors propagate.
+TrainOutcome train(const TrainConfig& config, const ProgressFn& progress = {});
+
+// Seeds every random generator and applies threads / deterministic mode of `config`.
+void apply_runtime_settings(const TrainConfig& config);
+
+}  // namespace speedbench

@@ -1,0 +1,91 @@
+// TrainConfig loading: defaults, every error naming its field, round trip through JSON.
+#include <gtest/gtest.h>
+
+#include "harness/config/config_error.h"
+#include "harness/config/config_loader.h"
+#include "harness/config/json_reader.h"
+
+namespace speedbench {
+namespace {
+
+using nlohmann::json;
+
+std::string error_of(const json& config) {
+  try {
+    train_config_from_json(config, "cfg.json");
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(ConfigTest, EmptyObjectGivesTheBaselineDefaults) {
+  const auto config = train_config_from_json(json::object(), "cfg.json");
+  EXPECT_EQ(config.model.arch, "resnet");
+  EXPECT_EQ(config.model.depth, 8);
+  EXPECT_EQ(config.batch_size, 128);
+  EXPECT_EQ(config.techniques.loader_workers, 0);
+  EXPECT_FALSE(config.techniques.bn_no_bias);
+  EXPECT_EQ(workload_name(config), "fashion_mnist/resnet");
+}
+
+TEST(ConfigTest, UnknownKeyIsRejectedWithItsPath) {
+  const auto message = error_of({{"optimizer", {{"lr", 0.1}, {"moementum", 0.9}}}});
+  EXPECT_NE(message.find("cfg.json: field 'optimizer.moementum'"), std::string::npos) << message;
+  EXPECT_NE(message.find("unknown key"), std::string::npos) << message;
+}
+
+TEST(ConfigTest, WrongTypeNamesFieldValueAndExpectation) {
+  const auto message = error_of({{"batch_size", "128"}});
+  EXPECT_NE(message.find("field 'batch_size'"), std::string::npos) << message;
+  EXPECT_NE(message.find("\"128\""), std::string::npos) << message;
+  EXPECT_NE(message.find("expected an integer"), std::string::npos) << message;
+}
+
+TEST(ConfigTest, OutOfRangeValuesAreRejected) {
+  EXPECT_NE(error_of({{"batch_size", 0}}).find("field 'batch_size'"), std::string::npos);
+  EXPECT_NE(error_of({{"optimizer", {{"lr", -0.1}}}}).find("field 'optimizer.lr'"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"model", {{"depth", 9}}}}).find("expected 6n+2"), std::string::npos);
+  EXPECT_NE(error_of({{"device", "tpu"}}).find("expected one of: cpu, cuda"), std::string::npos);
+  EXPECT_NE(error_of({{"data", {{"synthetic_shape", {3, 32}}}}}).find("data.synthetic_shape"),
+            std::string::npos);
+}
+
+TEST(ConfigTest, ImpossibleCombinationsAreRejected) {
+  EXPECT_NE(error_of({{"model", {{"arch", "char_lm"}}}}).find("char_lm needs \"fortunes\""),
+            std::string::npos);
+  EXPECT_NE(error_of({{"data", {{"dataset", "fortunes"}}}}).find("field 'model.arch'"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"optimizer", {{"name", "adam"}, {"nesterov", true}}}})
+                .find("field 'optimizer.nesterov'"),
+            std::string::npos);
+}
+
+TEST(ConfigTest, ResolvedConfigRoundTripsThroughJson) {
+  json input = {{"model", {{"arch", "row_rnn"}, {"cell", "gru"}, {"hidden", 64}}},
+                {"optimizer", {{"name", "adamw"}, {"lr", 0.003}, {"weight_decay", 0.01}}},
+                {"batch_size", 32},
+                {"seed", 7},
+                {"target_accuracy", 0.8}};
+  const auto config = train_config_from_json(input, "cfg.json");
+  const auto resolved = train_config_to_json(config);
+  const auto again = train_config_to_json(train_config_from_json(resolved, "resolved.json"));
+  EXPECT_EQ(resolved, again);
+  EXPECT_EQ(resolved["model"]["cell"], "gru");
+  EXPECT_EQ(resolved["optimizer"]["weight_decay"], 0.01);
+  EXPECT_EQ(resolved["seed"], 7);
+}
+
+TEST(ConfigTest, InvalidJsonTextNamesLineAndColumn) {
+  try {
+    parse_json_text("{\n  \"batch_size\": 12,\n  oops\n}", "bad.json");
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("bad.json: invalid JSON at line 3"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace speedbench
