@@ -29,3 +29,11 @@ if(NOT Torch_DIR)
 endif()
 set(SPEEDBENCH_PYTHON "${SPEEDBENCH_PYTHON}" CACHE FILEPATH "Python whose torch provides LibTorch")
 find_package(Torch REQUIRED)
+
+# The torch wheel's libtorch exports copies of libstdc++'s std::filesystem functions, some of
+# which crash (pytorch/pytorch#133437: std::filesystem::remove_all jumps to address 0). Putting
+# libstdc++ ahead of libtorch in an executable's DT_NEEDED list makes the dynamic linker bind
+# those symbols to libstdc++'s own, working definitions.
+function(speedbench_prefer_system_libstdcxx target)
+  target_link_options(${target} BEFORE PRIVATE "LINKER:--push-state,--no-as-needed,-lstdc++,--pop-state")
+endfunction()

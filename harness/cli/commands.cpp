@@ -30,8 +30,9 @@ void print_summary(const Record& r, const std::string& records_path) {
       std::printf("  test bits/char %.3f vs unigram entropy %.3f\n",
                   m.final_test_loss / std::log(2.0), r.unigram_entropy_bits);
     }
-    std::printf("  peak tensor bytes %.1f MiB  peak RSS %.1f MiB  parameters %lld\n",
-                m.peak_allocated_bytes / 1048576.0, m.peak_rss_bytes / 1048576.0,
+    std::printf("  peak tensor MiB: training %.1f, evaluation %.1f  peak RSS %.1f MiB  parameters %lld\n",
+                m.peak_allocated_bytes / 1048576.0, m.eval_peak_allocated_bytes / 1048576.0,
+                m.peak_rss_bytes / 1048576.0,
                 static_cast<long long>(m.parameter_count));
     if (m.target_accuracy > 0) {
       if (m.time_to_target_s) {

@@ -36,6 +36,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"measured_steps", m.measured_steps},
       {"samples_trained", m.samples_trained},
       {"step_ms", m.step_ms},
+      {"step_losses", m.step_losses},
       {"step_ms_summary",
        {{"median", steps.median}, {"mean", steps.mean}, {"p10", steps.p10}, {"p90", steps.p90},
         {"cv", steps.cv}}},
@@ -44,6 +45,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"train_wall_s", m.train_wall_s},
       {"eval_wall_s", m.eval_wall_s},
       {"peak_allocated_bytes", m.peak_allocated_bytes},
+      {"eval_peak_allocated_bytes", m.eval_peak_allocated_bytes},
       {"peak_rss_bytes", m.peak_rss_bytes},
       {"parameter_count", m.parameter_count},
       {"host_syncs", m.host_syncs},
@@ -63,11 +65,13 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   m.measured_steps = field<int64_t>(j, "measured_steps");
   m.samples_trained = field<int64_t>(j, "samples_trained");
   m.step_ms = field<std::vector<double>>(j, "step_ms");
+  m.step_losses = field<std::vector<double>>(j, "step_losses");
   m.data_wait_ms_total = field<double>(j, "data_wait_ms_total");
   m.samples_per_s = field<double>(j, "samples_per_s");
   m.train_wall_s = field<double>(j, "train_wall_s");
   m.eval_wall_s = field<double>(j, "eval_wall_s");
   m.peak_allocated_bytes = field<int64_t>(j, "peak_allocated_bytes");
+  m.eval_peak_allocated_bytes = field<int64_t>(j, "eval_peak_allocated_bytes");
   m.peak_rss_bytes = field<int64_t>(j, "peak_rss_bytes");
   m.parameter_count = field<int64_t>(j, "parameter_count");
   m.host_syncs = field<int64_t>(j, "host_syncs");

@@ -95,9 +95,14 @@ TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
 
   // Evaluates, appends a curve point and checks the target; returns true when training may stop.
   auto evaluate_now = [&]() {
+    // Training and evaluation peaks are kept apart: one window each.
+    m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory.peak_bytes());
+    memory.reset_peak();
     const auto eval_start = Clock::now();
     const EvalResult result = evaluate(workload, test_set, config.eval_batch_size, device);
     m.eval_wall_s += seconds_since(eval_start);
+    m.eval_peak_allocated_bytes = std::max(m.eval_peak_allocated_bytes, memory.peak_bytes());
+    memory.reset_peak();
     CurvePoint point;
     point.step = m.steps;
     point.epoch = static_cast<double>(m.steps) / static_cast<double>(steps_per_epoch);
@@ -158,6 +163,7 @@ TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
         measured_samples += batch_size;
       }
       m.final_train_loss = loss_value;
+      m.step_losses.push_back(loss_value);
 
       if (m.steps % eval_every == 0 || m.steps == total_steps) evaluate_now();
       reporter.maybe_report([&] {
@@ -176,7 +182,7 @@ TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
   m.train_wall_s = seconds_since(start);
   m.measured_steps = static_cast<int64_t>(m.step_ms.size());
   m.samples_per_s = measured_step_s > 0 ? measured_samples / measured_step_s : 0.0;
-  m.peak_allocated_bytes = memory.peak_bytes();
+  m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory.peak_bytes());
   m.peak_rss_bytes = measure::peak_rss_bytes();
   m.host_syncs = measure::host_sync_count();
   if (!m.curve.empty()) {

@@ -1,0 +1,78 @@
+// Text corpus, synthetic images, augmentation and the batch dataset.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "harness/data/augment.h"
+#include "harness/data/batch_dataset.h"
+#include "harness/data/datasets.h"
+
+namespace speedbench::data {
+namespace {
+
+TEST(FortunesTest, WindowsAreShiftedByOneCharacter) {
+  DataConfig config;
+  config.dataset = "fortunes";
+  config.sequence_length = 32;
+  const auto splits = load_dataset(config, 0);
+  EXPECT_EQ(splits.train.inputs.size(1), 32);
+  EXPECT_GT(splits.train.size(), 50000);  // ~2.6 MB of text / 32
+  EXPECT_GT(splits.test.size(), 5000);
+  // targets[i][t] == inputs[i][t+1]
+  EXPECT_TRUE(torch::equal(splits.train.targets.narrow(1, 0, 31), splits.train.inputs.narrow(1, 1, 31)));
+  EXPECT_GT(splits.num_classes, 60);
+  EXPECT_LT(splits.num_classes, 256);
+  // English text: the unigram entropy is a little over 4 bits per character.
+  EXPECT_GT(splits.unigram_entropy_bits, 4.0);
+  EXPECT_LT(splits.unigram_entropy_bits, 5.0);
+}
+
+TEST(SyntheticTest, SameSeedSameData) {
+  DataConfig config;
+  config.dataset = "synthetic";
+  config.synthetic_shape = {3, 32, 32};
+  config.train_samples = 64;
+  config.test_samples = 16;
+  const auto a = load_dataset(config, 5), b = load_dataset(config, 5), c = load_dataset(config, 6);
+  EXPECT_EQ(a.train.inputs.sizes(), (std::vector<int64_t>{64, 3, 32, 32}));
+  EXPECT_TRUE(torch::equal(a.train.inputs, b.train.inputs));
+  EXPECT_FALSE(torch::equal(a.train.inputs, c.train.inputs));
+}
+
+TEST(AugmentTest, CropWithinPaddingAndFlipKeepShapeAndPixels) {
+  auto images = torch::arange(2 * 1 * 6 * 6, torch::kFloat32).view({2, 1, 6, 6}) + 1;
+  std::mt19937_64 rng(3);
+  auto augmented = random_crop_and_flip(images, /*padding=*/0, rng);
+  // With no padding a crop is the image itself, so only flips can differ.
+  for (int64_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(torch::equal(augmented[i], images[i]) || torch::equal(augmented[i], images[i].flip({2})));
+  }
+  std::mt19937_64 rng2(3);
+  auto padded = random_crop_and_flip(images, /*padding=*/2, rng2);
+  EXPECT_EQ(padded.sizes(), images.sizes());
+}
+
+TEST(BatchDatasetTest, ImagesAreScaledNormalizedAndDeterministicPerBatch) {
+  ExampleSet set{torch::full({4, 1, 2, 2}, 255, torch::kUInt8), torch::arange(4, torch::kInt64)};
+  BatchDataset plain(set, ImageTransform{});
+  auto batch = plain.get_batch(std::vector<size_t>{3, 1});
+  EXPECT_TRUE(torch::allclose(batch.data, torch::ones({2, 1, 2, 2})));
+  EXPECT_TRUE(torch::equal(batch.target, torch::tensor({3, 1}, torch::kInt64)));
+
+  ImageTransform normalize;
+  normalize.normalize = true;
+  normalize.mean = 0.5;
+  normalize.std = 0.25;
+  BatchDataset normalized(set, normalize);
+  EXPECT_TRUE(torch::allclose(normalized.get_batch(std::vector<size_t>{0}).data,
+                              torch::full({1, 1, 2, 2}, 2.0)));
+
+  ExampleSet random_set{torch::randint(0, 256, {8, 1, 8, 8}, torch::kUInt8), torch::zeros({8}, torch::kInt64)};
+  ImageTransform augment;
+  augment.augment = true;
+  BatchDataset augmented(random_set, augment);
+  std::vector<size_t> rows = {5, 2, 7};
+  EXPECT_TRUE(torch::equal(augmented.get_batch(rows).data, augmented.get_batch(rows).data));
+}
+
+}  // namespace
+}  // namespace speedbench::data

@@ -1,0 +1,84 @@
+// Model output shapes and structure.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "harness/config/config_loader.h"
+#include "harness/train/workload.h"
+#include "models/recurrent.h"
+#include "models/resnet.h"
+
+namespace speedbench::models {
+namespace {
+
+TEST(ResNetTest, Resnet8OnFashionShapedInputGivesTenLogits) {
+  auto options = cifar_resnet_options(8, {16, 32, 64});
+  ResNet net(options);
+  EXPECT_EQ(net->forward(torch::randn({4, 1, 28, 28})).sizes(), (std::vector<int64_t>{4, 10}));
+  // stem + 3 blocks + head
+  EXPECT_EQ(net->num_segments(), 5);
+}
+
+TEST(ResNetTest, DepthSetsBlocksPerStage) {
+  EXPECT_EQ(cifar_resnet_options(20, {16, 32, 64}).blocks_per_stage, (std::vector<int64_t>{3, 3, 3}));
+  EXPECT_EQ(cifar_resnet_options(56, {16, 32, 64}).blocks_per_stage, (std::vector<int64_t>{9, 9, 9}));
+  EXPECT_THROW(cifar_resnet_options(10, {16, 32, 64}), std::invalid_argument);
+}
+
+TEST(ResNetTest, Resnet18OnCifarShapedInput) {
+  auto options = resnet18_options({8, 16, 32, 64});  // narrow, to keep the test fast
+  options.in_channels = 3;
+  options.num_classes = 100;
+  ResNet net(options);
+  EXPECT_EQ(net->forward(torch::randn({2, 3, 32, 32})).sizes(), (std::vector<int64_t>{2, 100}));
+  EXPECT_EQ(net->num_segments(), 2 + 8);
+}
+
+TEST(ResNetTest, SegmentsComposeToTheFullForward) {
+  ResNet net(cifar_resnet_options(8, {8, 16, 32}));
+  net->eval();
+  auto x = torch::randn({3, 1, 28, 28});
+  auto out = x;
+  for (int64_t i = 0; i < net->num_segments(); ++i) out = net->forward_segment(i, out);
+  EXPECT_TRUE(torch::equal(out, net->forward(x)));
+}
+
+TEST(ResNetTest, ConvBiasOptionRemovesExactlyTheConvBiases) {
+  auto with_bias = cifar_resnet_options(8, {16, 32, 64});
+  auto without_bias = with_bias;
+  without_bias.conv_bias = false;
+  const auto count = [](const ResNetOptions& o) { return count_parameters(*ResNet(o)); };
+  // Conv output channels: stem 16; blocks 2x16, 2x32 + shortcut 32, 2x64 + shortcut 64.
+  const int64_t conv_biases = 16 + (16 + 16) + (32 + 32 + 32) + (64 + 64 + 64);
+  EXPECT_EQ(count(with_bias) - count(without_bias), conv_biases);
+}
+
+TEST(RecurrentTest, RowClassifierReadsRowsAndGivesLogits) {
+  for (const std::string cell : {"lstm", "gru"}) {
+    RecurrentOptions options;
+    options.cell = cell;
+    options.hidden = 32;
+    options.layers = 2;
+    RowRnnClassifier net(options);
+    EXPECT_EQ(net->forward(torch::randn({5, 1, 28, 28})).sizes(), (std::vector<int64_t>{5, 10}));
+  }
+}
+
+TEST(RecurrentTest, CharModelGivesLogitsPerPosition) {
+  RecurrentOptions options;
+  options.input_size = 16;  // embedding
+  options.hidden = 32;
+  options.outputs = 90;     // vocabulary
+  CharLanguageModel net(options);
+  auto ids = torch::randint(0, 90, {3, 12}, torch::kInt64);
+  EXPECT_EQ(net->forward(ids).sizes(), (std::vector<int64_t>{3, 12, 90}));
+}
+
+TEST(WorkloadTest, BuildModelSizesTheRowRnnToTheImageWidth) {
+  auto config = train_config_from_json({{"model", {{"arch", "row_rnn"}, {"hidden", 16}}}}, "t");
+  auto model = build_model(config, {3, 32, 32}, 10);
+  // 3 channels x 32 pixels per row
+  EXPECT_EQ(model.forward(torch::randn({2, 3, 32, 32})).sizes(), (std::vector<int64_t>{2, 10}));
+}
+
+}  // namespace
+}  // namespace speedbench::models

@@ -1,0 +1,130 @@
+// Records: every field survives a JSON round trip, and the records file is line-atomic.
+#include <gtest/gtest.h>
+
+#include "harness/config/config_error.h"
+#include "harness/config/config_loader.h"
+#include "harness/results/environment.h"
+#include "harness/results/records_file.h"
+#include "tests/test_support.h"
+
+namespace speedbench {
+namespace {
+
+using testing::TempDir;
+
+Record full_record() {
+  Record r;
+  r.run_id = "20261129-120000-42";
+  r.suite = "smoke";
+  r.run_index = 3;
+  r.workload = "fashion_mnist/resnet8";
+  r.variant = "all_on";
+  r.repetition = 1;
+  r.seed = 9;
+  r.status = RunStatus::kDiverged;
+  r.message = "loss became nan at step 7";
+  r.techniques_on = {"input_norm", "bn_no_bias"};
+  r.started_at = "2026-11-29T12:00:00Z";
+  r.finished_at = "2026-11-29T12:01:00Z";
+  r.data_source = "/usr/share/datasets/fashion-mnist";
+  r.unigram_entropy_bits = 4.5;
+  r.config = train_config_to_json(TrainConfig{});
+  auto& m = r.metrics;
+  m.steps = 7;
+  m.measured_steps = 2;
+  m.samples_trained = 896;
+  m.step_ms = {90.5, 91.25};
+  m.step_losses = {2.3, 2.1, 1.9, 1.7, 1.6, 1.5, 1.45};
+  m.data_wait_ms_total = 1.5;
+  m.samples_per_s = 1400.25;
+  m.train_wall_s = 1.75;
+  m.eval_wall_s = 0.5;
+  m.peak_allocated_bytes = 123456789;
+  m.eval_peak_allocated_bytes = 23456789;
+  m.peak_rss_bytes = 987654321;
+  m.parameter_count = 78090;
+  m.host_syncs = 9;
+  m.final_train_loss = 1.45;
+  m.final_test_loss = 1.5;
+  m.final_test_accuracy = 0.5;
+  m.target_accuracy = 0.4;
+  m.time_to_target_s = 1.25;
+  m.steps_to_target = 5;
+  m.curve = {{5, 0.5, 1.25, 1.8, 1.6, 0.45}, {7, 0.7, 1.75, 1.5, 1.5, 0.5}};
+  r.environment = collect_environment();
+  return r;
+}
+
+TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
+  const auto original = full_record();
+  const auto json = record_to_json(original);
+  for (const auto* key : {"schema_version", "run_id", "suite", "run_index", "workload", "variant",
+                          "repetition", "seed", "status", "message", "techniques_on", "started_at",
+                          "finished_at", "config", "metrics", "environment"}) {
+    EXPECT_TRUE(json.contains(key)) << key;
+  }
+  const auto back = record_from_json(nlohmann::json::parse(json.dump()));
+  EXPECT_EQ(record_to_json(back), json);
+  EXPECT_EQ(back.status, RunStatus::kDiverged);
+  EXPECT_EQ(back.metrics.step_losses, original.metrics.step_losses);
+  EXPECT_EQ(*back.metrics.time_to_target_s, 1.25);
+  EXPECT_EQ(back.metrics.curve.size(), 2u);
+  EXPECT_EQ(back.metrics.curve[1].test_accuracy, 0.5);
+}
+
+TEST(RecordTest, MissingTargetIsNullAndStaysUnset) {
+  auto record = full_record();
+  record.metrics.time_to_target_s.reset();
+  record.metrics.steps_to_target.reset();
+  const auto json = record_to_json(record);
+  EXPECT_TRUE(json["metrics"]["time_to_target_s"].is_null());
+  EXPECT_FALSE(record_from_json(json).metrics.time_to_target_s.has_value());
+}
+
+TEST(RecordTest, EnvironmentNamesTheMachineAndTheBuild) {
+  const auto env = collect_environment();
+  for (const auto* key : {"host", "cpu_model", "cpu_cores", "torch_threads", "os", "compiler",
+                          "build_type", "libtorch_version", "cuda_available", "git_commit"}) {
+    EXPECT_TRUE(env.contains(key)) << key;
+  }
+  EXPECT_EQ(env["libtorch_version"], "2.11.0");
+}
+
+TEST(RecordTest, MissingFieldIsNamed) {
+  auto json = record_to_json(full_record());
+  json["metrics"].erase("samples_per_s");
+  try {
+    record_from_json(json);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("samples_per_s"), std::string::npos);
+  }
+}
+
+TEST(RecordsFileTest, AppendsOneParsableLinePerRecord) {
+  TempDir dir;
+  const auto path = dir.file("suite/run/runs.jsonl");
+  append_record(path, full_record());
+  auto second = full_record();
+  second.run_index = 4;
+  append_record(path, second);
+  const auto records = read_records(path);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].run_index, 4);
+}
+
+TEST(RecordsFileTest, CorruptLineIsReportedWithItsNumber) {
+  TempDir dir;
+  const auto path = dir.file("runs.jsonl");
+  append_record(path, full_record());
+  std::ofstream(path, std::ios::app) << "{\"schema_version\": 1, \"run_id\"\n";
+  try {
+    read_records(path);
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("field 'line 2'"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace speedbench

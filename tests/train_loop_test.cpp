@@ -1,0 +1,82 @@
+// Small end-to-end runs of the train loop: determinism, divergence, time-to-target bookkeeping.
+#include <gtest/gtest.h>
+
+#include "harness/config/config_loader.h"
+#include "harness/train/train_loop.h"
+
+namespace speedbench {
+namespace {
+
+TrainConfig small_resnet_config() {
+  return train_config_from_json({{"data", {{"train_samples", 512}, {"test_samples", 256}}},
+                                 {"batch_size", 64},
+                                 {"epochs", 2},
+                                 {"warmup_steps", 2},
+                                 {"eval_every_steps", 4},
+                                 {"progress_every_s", 0}},
+                                "test");
+}
+
+TEST(TrainLoopTest, SameSeedInDeterministicModeGivesABitwiseIdenticalLossCurve) {
+  auto config = small_resnet_config();
+  config.deterministic = true;
+  config.seed = 11;
+  const auto first = train(config);
+  const auto second = train(config);
+  ASSERT_EQ(first.status, RunStatus::kOk);
+  ASSERT_EQ(first.metrics.step_losses.size(), 16u);  // 512/64 steps x 2 epochs
+  EXPECT_EQ(first.metrics.step_losses, second.metrics.step_losses);  // exact, not approximate
+  config.seed = 12;
+  EXPECT_NE(train(config).metrics.step_losses, first.metrics.step_losses);
+}
+
+TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
+  auto config = small_resnet_config();
+  config.target_accuracy = 0.05;  // reached at the first evaluation
+  const auto outcome = train(config);
+  const auto& m = outcome.metrics;
+  ASSERT_EQ(outcome.status, RunStatus::kOk) << outcome.message;
+  EXPECT_EQ(m.steps, 16);
+  EXPECT_EQ(m.measured_steps, 14);  // warmup excluded
+  EXPECT_EQ(m.step_ms.size(), 14u);
+  EXPECT_EQ(m.samples_trained, 16 * 64);
+  EXPECT_EQ(m.curve.size(), 4u);  // every 4 steps
+  EXPECT_EQ(m.curve.front().step, 4);
+  EXPECT_DOUBLE_EQ(m.curve.back().epoch, 2.0);
+  ASSERT_TRUE(m.time_to_target_s.has_value());
+  EXPECT_EQ(*m.steps_to_target, 4);
+  EXPECT_DOUBLE_EQ(*m.time_to_target_s, m.curve.front().wall_s);
+  EXPECT_GT(m.samples_per_s, 0);
+  EXPECT_GT(m.peak_allocated_bytes, 0);
+  EXPECT_GE(m.host_syncs, m.steps);  // the baseline reads the loss every step
+  EXPECT_LE(m.eval_wall_s, m.train_wall_s);
+}
+
+TEST(TrainLoopTest, ExplodingLossEndsTheRunAsDiverged) {
+  auto config = small_resnet_config();
+  config.optimizer.lr = 1e4;
+  config.optimizer.momentum = 0.0;
+  const auto outcome = train(config);
+  EXPECT_EQ(outcome.status, RunStatus::kDiverged);
+  EXPECT_NE(outcome.message.find("loss became"), std::string::npos) << outcome.message;
+  EXPECT_LT(outcome.metrics.steps, 16);
+}
+
+TEST(TrainLoopTest, CharModelLearnsBelowTheUnigramEntropy) {
+  auto config = train_config_from_json(
+      {{"data", {{"dataset", "fortunes"}, {"sequence_length", 64}, {"test_samples", 200}}},
+       {"model", {{"arch", "char_lm"}, {"hidden", 128}, {"embedding", 32}}},
+       {"optimizer", {{"name", "adam"}, {"lr", 0.005}}},
+       {"batch_size", 32},
+       {"max_steps", 150},
+       {"eval_every_steps", 150},
+       {"progress_every_s", 0}},
+      "test");
+  const auto outcome = train(config);
+  ASSERT_EQ(outcome.status, RunStatus::kOk) << outcome.message;
+  const double bits_per_char = outcome.metrics.final_test_loss / std::log(2.0);
+  EXPECT_LT(bits_per_char, outcome.unigram_entropy_bits);
+}
+
+}  // namespace
+}  // namespace speedbench
