@@ -69,6 +69,28 @@ torch::Tensor ResNetImpl::forward_segment(int64_t index, const torch::Tensor& x)
   return blocks_->ptr<BasicBlockImpl>(index - 1)->forward(x);
 }
 
+std::vector<std::shared_ptr<torch::nn::Module>> ResNetImpl::segment_modules(int64_t index) const {
+  if (index == 0) return {stem_conv_.ptr(), stem_bn_.ptr()};
+  if (index == num_segments() - 1) return {head_.ptr()};
+  return {blocks_->ptr(index - 1)};
+}
+
+std::vector<torch::Tensor> ResNetImpl::segment_parameters(int64_t index) const {
+  std::vector<torch::Tensor> result;
+  for (const auto& module : segment_modules(index)) {
+    for (const auto& p : module->parameters()) result.push_back(p);
+  }
+  return result;
+}
+
+std::vector<torch::Tensor> ResNetImpl::segment_buffers(int64_t index) const {
+  std::vector<torch::Tensor> result;
+  for (const auto& module : segment_modules(index)) {
+    for (const auto& b : module->buffers()) result.push_back(b);
+  }
+  return result;
+}
+
 torch::Tensor ResNetImpl::forward(const torch::Tensor& x) {
   auto out = x;
   for (int64_t i = 0; i < num_segments(); ++i) out = forward_segment(i, out);

@@ -48,12 +48,17 @@ class ResNetImpl : public torch::nn::Module {
   // segment by segment (activation checkpointing).
   int64_t num_segments() const;
   torch::Tensor forward_segment(int64_t index, const torch::Tensor& x);
+  std::vector<torch::Tensor> segment_parameters(int64_t index) const;
+  std::vector<torch::Tensor> segment_buffers(int64_t index) const;  // BatchNorm statistics
 
  private:
   torch::nn::Conv2d stem_conv_{nullptr};
   torch::nn::BatchNorm2d stem_bn_{nullptr};
   torch::nn::ModuleList blocks_{nullptr};
   torch::nn::Linear head_{nullptr};
+
+  // The modules of segment `index`.
+  std::vector<std::shared_ptr<torch::nn::Module>> segment_modules(int64_t index) const;
 };
 TORCH_MODULE(ResNet);
 

@@ -39,8 +39,30 @@ struct OptimizerConfig {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // adam/adamw
 };
 
+// Tip 1. The LR (and momentum) of every step; formulas as PyTorch's schedulers define them.
 struct LrScheduleConfig {
-  std::string kind = "constant";          // constant (off) | step | cosine | cyclic | one_cycle
+  std::string kind = "constant";  // constant (off) | step | cosine | cyclic | one_cycle
+  double max_lr = 0.0;            // cyclic / one_cycle peak (the optimizer's lr is the base)
+  int64_t step_size = 1000;       // step: steps between decays
+  double gamma = 0.1;             // step: decay factor; cyclic exp_range: per-step factor
+  double min_lr = 0.0;            // cosine: eta_min
+  int64_t step_size_up = 0;       // cyclic: steps from base to peak (0 = half an epoch)
+  std::string cyclic_mode = "triangular";  // triangular | triangular2 | exp_range
+  double pct_start = 0.3;         // one_cycle: fraction of steps spent rising
+  std::string anneal = "cos";     // one_cycle: cos | linear
+  double div_factor = 25.0;       // one_cycle: initial lr = max_lr / div_factor
+  double final_div_factor = 1e4;  // one_cycle: final lr = initial lr / final_div_factor
+  bool cycle_momentum = true;     // one_cycle: momentum (or Adam's beta1) cycles inversely
+  double base_momentum = 0.85;
+  double max_momentum = 0.95;
+};
+
+// Tip 3. Search the largest batch whose training step fits the memory budget.
+struct MaxBatchConfig {
+  bool enabled = false;
+  int64_t budget_bytes = 0;       // CPU: tracked tensor bytes; CUDA: 0 = the device's memory
+  int64_t limit = 4096;           // the largest batch tried
+  int64_t warmup_steps = 100;     // linear LR warmup after the linear scaling rule
 };
 
 // One field per technique (TIPS.md ids); the default value of each is "off".
@@ -48,12 +70,14 @@ struct Techniques {
   LrScheduleConfig lr_schedule;           // 1
   int64_t loader_workers = 0;             // 2: DataLoader worker threads (0 = main thread)
   bool pin_memory = false;                // 2: pinned host batches + non_blocking copies (CUDA)
-  bool max_batch = false;                 // 3: largest batch that fits the memory budget
+  MaxBatchConfig max_batch;               // 3
   std::string amp = "off";                // 4: off | bf16 | fp16
   std::string optimizer_impl = "loop";    // 5: loop | foreach | fused
   bool cudnn_benchmark = false;           // 6
-  bool sync_avoidance = false;            // 7
-  bool checkpointing = false;             // 8
+  bool sync_avoidance = false;            // 7: keep metrics on the device...
+  int64_t sync_every_steps = 50;          // 7: ...and read them every N steps
+  bool checkpointing = false;             // 8: recompute activations in backward
+  int64_t checkpoint_segments = 1;        // 8: model segments per checkpointed chunk
   int64_t grad_accumulation = 1;          // 9: micro-batches per optimizer step (1 = off)
   int64_t ddp_world_size = 1;             // 10: processes (1 = off)
   bool zero_grad_none = false;            // 11

@@ -2,7 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <numeric>
+
 #include "harness/data/augment.h"
+#include "harness/techniques/host_to_tensor.h"
 
 namespace speedbench::data {
 
@@ -17,34 +20,56 @@ std::optional<size_t> BatchDataset::size() const {
   return static_cast<size_t>(examples_.size());
 }
 
-torch::Tensor BatchDataset::to_inputs(torch::Tensor raw, bool augment,
-                                      uint64_t augment_seed) const {
-  if (!transform_.is_image) return raw;
-  auto images = raw.to(torch::kFloat32).div_(255.0);
+torch::Tensor BatchDataset::gather_inputs(c10::ArrayRef<int64_t> rows) const {
+  const auto row_shape = examples_.inputs.sizes().slice(1);
+  const int64_t row_size = c10::multiply_integers(row_shape);
+  std::vector<int64_t> shape = {static_cast<int64_t>(rows.size())};
+  shape.insert(shape.end(), row_shape.begin(), row_shape.end());
+  const bool wrap = transform_.wrap_host_buffer;
+  if (!transform_.is_image) {
+    auto buffer = std::make_shared<std::vector<int64_t>>(rows.size() * row_size);
+    const auto* ids = examples_.inputs.data_ptr<int64_t>();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::copy_n(ids + rows[i] * row_size, row_size, buffer->data() + i * row_size);
+    }
+    return host_buffer_to_tensor(std::move(buffer), shape, wrap);
+  }
+  auto buffer = std::make_shared<std::vector<float>>(rows.size() * row_size);
+  const auto* pixels = examples_.inputs.data_ptr<uint8_t>();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto* source = pixels + rows[i] * row_size;
+    auto* target = buffer->data() + i * row_size;
+    for (int64_t j = 0; j < row_size; ++j) target[j] = source[j] * (1.0f / 255.0f);
+  }
+  return host_buffer_to_tensor(std::move(buffer), shape, wrap);
+}
+
+torch::Tensor BatchDataset::finish_inputs(torch::Tensor inputs, bool augment,
+                                          uint64_t augment_seed) const {
+  if (!transform_.is_image) return inputs;
   if (augment) {
     std::mt19937_64 rng(augment_seed);
-    images = random_crop_and_flip(images, kCropPadding, rng);
+    inputs = random_crop_and_flip(inputs, kCropPadding, rng);
   }
-  if (transform_.normalize) images.sub_(transform_.mean).div_(transform_.std);
-  return images;
+  if (transform_.normalize) inputs.sub_(transform_.mean).div_(transform_.std);
+  return inputs;
 }
 
 torch::data::Example<> BatchDataset::get_batch(c10::ArrayRef<size_t> indices) {
-  auto index = torch::empty({static_cast<int64_t>(indices.size())}, torch::kInt64);
-  auto* out = index.data_ptr<int64_t>();
+  std::vector<int64_t> rows(indices.begin(), indices.end());
   // The seed depends on the rows requested, not on the thread or the call order.
   uint64_t seed = transform_.seed * 0x9E3779B97F4A7C15ULL;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    out[i] = static_cast<int64_t>(indices[i]);
-    seed = (seed ^ indices[i]) * 0x100000001B3ULL;
-  }
-  return {to_inputs(examples_.inputs.index_select(0, index), transform_.augment, seed),
+  for (auto row : indices) seed = (seed ^ row) * 0x100000001B3ULL;
+  auto index = torch::tensor(rows, torch::kInt64);
+  return {finish_inputs(gather_inputs(rows), transform_.augment, seed),
           examples_.targets.index_select(0, index)};
 }
 
 torch::data::Example<> BatchDataset::slice(int64_t begin, int64_t count) const {
+  std::vector<int64_t> rows(count);
+  std::iota(rows.begin(), rows.end(), begin);
   // Evaluation never augments.
-  return {to_inputs(examples_.inputs.narrow(0, begin, count), /*augment=*/false, 0),
+  return {finish_inputs(gather_inputs(rows), /*augment=*/false, 0),
           examples_.targets.narrow(0, begin, count)};
 }
 

@@ -1,6 +1,7 @@
 // The LibTorch dataset that serves whole batches to torch::data's DataLoader: it gathers the
-// requested rows of an ExampleSet and turns images into float inputs (scaled to [0,1],
-// optionally normalized and augmented). Read-only after construction, so DataLoader worker
+// requested rows of an ExampleSet into a host buffer (pixels scaled to [0,1]), turns the buffer
+// into a tensor (copied, or wrapped without a copy: tip 12), then optionally augments and
+// normalizes (tip 17) images. Read-only after construction, so DataLoader worker
 // threads may call it concurrently.
 #pragma once
 
@@ -18,6 +19,7 @@ struct ImageTransform {
   double mean = 0.0;
   double std = 1.0;
   uint64_t seed = 0;      // augmentation seed (mixed with the batch's indices)
+  bool wrap_host_buffer = false;  // tip 12: from_blob the host batch instead of copying it
 };
 
 class BatchDataset
@@ -32,7 +34,8 @@ class BatchDataset
   torch::data::Example<> slice(int64_t begin, int64_t count) const;
 
  private:
-  torch::Tensor to_inputs(torch::Tensor raw, bool augment, uint64_t augment_seed) const;
+  torch::Tensor gather_inputs(c10::ArrayRef<int64_t> rows) const;
+  torch::Tensor finish_inputs(torch::Tensor inputs, bool augment, uint64_t augment_seed) const;
 
   ExampleSet examples_;
   ImageTransform transform_;

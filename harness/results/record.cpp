@@ -33,6 +33,9 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
   const auto steps = measure::summarize(m.step_ms);
   return {
       {"steps", m.steps},
+      {"batch_size", m.batch_size},
+      {"max_batch_probes", m.max_batch_probes},
+      {"amp_skipped_steps", m.amp_skipped_steps},
       {"measured_steps", m.measured_steps},
       {"samples_trained", m.samples_trained},
       {"step_ms", m.step_ms},
@@ -62,6 +65,9 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
 RunMetrics metrics_from_json(const nlohmann::json& j) {
   RunMetrics m;
   m.steps = field<int64_t>(j, "steps");
+  m.batch_size = field<int64_t>(j, "batch_size");
+  m.max_batch_probes = field<int64_t>(j, "max_batch_probes");
+  m.amp_skipped_steps = field<int64_t>(j, "amp_skipped_steps");
   m.measured_steps = field<int64_t>(j, "measured_steps");
   m.samples_trained = field<int64_t>(j, "samples_trained");
   m.step_ms = field<std::vector<double>>(j, "step_ms");

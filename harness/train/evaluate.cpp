@@ -2,7 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <optional>
+
 #include "harness/measure/sync_counter.h"
+#include "harness/techniques/channels_last.h"
 
 namespace speedbench {
 
@@ -12,7 +15,9 @@ torch::Tensor classification_loss(const torch::Tensor& logits, const torch::Tens
 }
 
 EvalResult evaluate(Workload& workload, const data::BatchDataset& test_set, int64_t batch_size,
-                    const torch::Device& device) {
+                    const torch::Device& device, bool no_grad, bool channels_last) {
+  std::optional<torch::NoGradGuard> no_grad_guard;
+  if (no_grad) no_grad_guard.emplace();
   workload.module->eval();
   const auto total = static_cast<int64_t>(test_set.size().value());
   // Sums stay on the device; one read at the end.
@@ -23,6 +28,7 @@ EvalResult evaluate(Workload& workload, const data::BatchDataset& test_set, int6
     const auto count = std::min(batch_size, total - begin);
     auto batch = test_set.slice(begin, count);
     auto inputs = batch.data.to(device), targets = batch.target.to(device);
+    if (channels_last) inputs = channels_last_input(inputs);
     auto logits = workload.model.forward(inputs);
     auto flat_logits = logits.reshape({-1, logits.size(-1)});
     auto flat_targets = targets.reshape({-1});

@@ -20,6 +20,9 @@ struct CurvePoint {
 
 struct RunMetrics {
   int64_t steps = 0;                 // optimizer steps done
+  int64_t batch_size = 0;            // the batch trained with (max_batch may have chosen it)
+  int64_t max_batch_probes = 0;      // candidates the max_batch search tried (0: no search)
+  int64_t amp_skipped_steps = 0;     // fp16: steps the gradient scaler skipped (inf/NaN)
   int64_t measured_steps = 0;        // steps after warmup (the timed ones)
   int64_t samples_trained = 0;       // examples seen by training, warmup included
   std::vector<double> step_ms;       // per measured step: data wait + forward/backward/step

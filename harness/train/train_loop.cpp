@@ -5,9 +5,19 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/sync_counter.h"
+#include "harness/techniques/amp.h"
+#include "harness/techniques/backend_flags.h"
+#include "harness/techniques/channels_last.h"
+#include "harness/techniques/debug_mode.h"
+#include "harness/techniques/grad_clipping.h"
+#include "harness/techniques/loss_reader.h"
+#include "harness/techniques/lr_schedule.h"
+#include "harness/techniques/max_batch.h"
+#include "harness/techniques/zero_grad.h"
 #include "harness/train/evaluate.h"
 #include "harness/train/optimizer_factory.h"
 #include "harness/train/workload.h"
@@ -43,27 +53,58 @@ class ProgressReporter {
   Clock::time_point last_ = Clock::now();
 };
 
+// Tip 3: replaces config.batch_size by the largest batch within the budget; returns the factor
+// the LR is scaled by (the linear scaling rule).
+double apply_max_batch(TrainConfig& config, const Workload& workload, const torch::Device& device,
+                       RunMetrics& metrics) {
+  const auto& options = config.techniques.max_batch;
+  const auto result = search_max_batch(
+      [&](int64_t batch) {
+        return probe_training_step(config, workload, batch, options.budget_bytes, device);
+      },
+      config.batch_size, std::min<int64_t>(options.limit, workload.data.train.size()));
+  if (result.batch == 0) {
+    throw std::invalid_argument("max_batch: not even batch " + std::to_string(config.batch_size) +
+                                " fits techniques.max_batch.budget_bytes");
+  }
+  metrics.max_batch_probes = static_cast<int64_t>(result.probes.size());
+  const double scale = static_cast<double>(result.batch) / static_cast<double>(config.batch_size);
+  config.batch_size = result.batch;
+  return scale;
+}
+
 }  // namespace
 
 void apply_runtime_settings(const TrainConfig& config) {
   torch::set_num_threads(static_cast<int>(config.threads));
   torch::manual_seed(static_cast<uint64_t>(config.seed));
   at::globalContext().setDeterministicAlgorithms(config.deterministic, /*warn_only=*/false);
+  apply_backend_flags(config.techniques);
 }
 
-TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
+TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
+  TrainConfig config = requested;  // max_batch may change the batch size
+  const auto& tech = config.techniques;
   apply_runtime_settings(config);
   const torch::Device device(config.device == "cuda" ? torch::kCUDA : torch::kCPU);
 
-  // ---- workload: data, model, optimizer -------------------------------------------------------
+  TrainOutcome outcome;
+  RunMetrics& m = outcome.metrics;
+
+  // ---- workload: data, model, optimizer, schedule --------------------------------------------
   Workload workload = build_workload(config);
+  double lr_scale = 1.0;
+  if (tech.max_batch.enabled) lr_scale = apply_max_batch(config, workload, device, m);
+  m.batch_size = config.batch_size;
   workload.module->to(device);
+  if (tech.channels_last) convert_to_channels_last(*workload.module);
   workload.module->train();
-  auto optimizer = make_optimizer(config.optimizer, workload.module->parameters());
+  const auto parameters = workload.module->parameters();
+  auto optimizer = make_optimizer(config.optimizer, parameters, tech.optimizer_impl);
   data::BatchDataset test_set(workload.data.test, workload.transform);
   auto loader = torch::data::make_data_loader(
       data::BatchDataset(workload.data.train, workload.transform),
-      torch::data::DataLoaderOptions(config.batch_size).drop_last(true));
+      torch::data::DataLoaderOptions(config.batch_size).drop_last(true).workers(tech.loader_workers));
   const int64_t steps_per_epoch = workload.data.train.size() / config.batch_size;
   if (steps_per_epoch == 0) {
     throw std::invalid_argument("batch_size " + std::to_string(config.batch_size) +
@@ -74,11 +115,19 @@ TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
                                   ? std::min(config.max_steps, steps_per_epoch * config.epochs)
                                   : steps_per_epoch * config.epochs;
   const int64_t eval_every = config.eval_every_steps > 0 ? config.eval_every_steps : steps_per_epoch;
+  auto schedule_config = tech.lr_schedule;
+  schedule_config.max_lr *= lr_scale;
+  const LrSchedule schedule(schedule_config, config.optimizer.lr * lr_scale, total_steps, steps_per_epoch);
+  const int64_t lr_warmup = tech.max_batch.enabled ? tech.max_batch.warmup_steps : 0;
 
-  TrainOutcome outcome;
+  // Mixed precision: autocast for bf16 and fp16; the gradient scaler for fp16 only.
+  const bool autocast = tech.amp != "off";
+  const auto amp_dtype = tech.amp == "fp16" ? torch::kFloat16 : torch::kBFloat16;
+  std::optional<GradScaler> scaler;
+  if (tech.amp == "fp16") scaler.emplace(device);
+
   outcome.unigram_entropy_bits = workload.data.unigram_entropy_bits;
   outcome.data_source = workload.data.source;
-  RunMetrics& m = outcome.metrics;
   m.parameter_count = count_parameters(*workload.module);
   m.target_accuracy = config.target_accuracy;
 
@@ -86,20 +135,45 @@ TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
   memory.reset_peak();
   measure::reset_host_sync_count();
   ProgressReporter reporter(progress, static_cast<double>(config.progress_every_s));
+  LossReader loss_reader(tech.sync_avoidance ? tech.sync_every_steps : 1);
+  DebugModeGuard debug_mode(tech.debug_mode);
 
   double loss_since_eval = 0;
-  int64_t steps_since_eval = 0;
+  int64_t losses_since_eval = 0;
   double measured_step_s = 0;
   int64_t measured_samples = 0;
   const auto start = Clock::now();
 
-  // Evaluates, appends a curve point and checks the target; returns true when training may stop.
+  // Takes losses read from the device; false once one is not finite (the run diverged).
+  auto take_losses = [&](const std::vector<double>& losses) {
+    for (double loss : losses) {
+      if (!std::isfinite(loss)) {
+        outcome.status = RunStatus::kDiverged;
+        outcome.message = "loss became " + std::to_string(loss) + " at step " +
+                          std::to_string(m.step_losses.size() + 1);
+        return false;
+      }
+      m.step_losses.push_back(loss);
+      m.final_train_loss = loss;
+      loss_since_eval += loss;
+      losses_since_eval += 1;
+    }
+    return true;
+  };
+
+  // Evaluates, appends a curve point and checks the target.
   auto evaluate_now = [&]() {
     // Training and evaluation peaks are kept apart: one window each.
     m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory.peak_bytes());
     memory.reset_peak();
     const auto eval_start = Clock::now();
-    const EvalResult result = evaluate(workload, test_set, config.eval_batch_size, device);
+    EvalResult result;
+    {
+      std::optional<AutocastGuard> autocast_guard;
+      if (autocast) autocast_guard.emplace(device.type(), amp_dtype);
+      result = evaluate(workload, test_set, config.eval_batch_size, device, tech.eval_no_grad,
+                        tech.channels_last);
+    }
     m.eval_wall_s += seconds_since(eval_start);
     m.eval_peak_allocated_bytes = std::max(m.eval_peak_allocated_bytes, memory.peak_bytes());
     memory.reset_peak();
@@ -107,12 +181,12 @@ TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
     point.step = m.steps;
     point.epoch = static_cast<double>(m.steps) / static_cast<double>(steps_per_epoch);
     point.wall_s = seconds_since(start);
-    point.train_loss = steps_since_eval > 0 ? loss_since_eval / steps_since_eval : 0.0;
+    point.train_loss = losses_since_eval > 0 ? loss_since_eval / losses_since_eval : 0.0;
     point.test_loss = result.loss;
     point.test_accuracy = result.accuracy;
     m.curve.push_back(point);
     loss_since_eval = 0;
-    steps_since_eval = 0;
+    losses_since_eval = 0;
     if (config.target_accuracy > 0 && !m.time_to_target_s &&
         result.accuracy >= config.target_accuracy) {
       m.time_to_target_s = point.wall_s;
@@ -120,30 +194,55 @@ TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
     }
   };
 
-  // ---- the loop ---------------------------------------------------------------------------------
+  // ---- the loop -------------------------------------------------------------------------------
+  const int64_t micro_batches = tech.grad_accumulation;
   for (int64_t epoch = 0; epoch < config.epochs && m.steps < total_steps; ++epoch) {
     auto batch_it = loader->begin();
     while (batch_it != loader->end() && m.steps < total_steps) {
       const auto step_start = Clock::now();
-      auto inputs = batch_it->data.to(device);
-      auto targets = batch_it->target.to(device);
+      // Schedule (tip 1), after linear scaling and warmup for max_batch (tip 3).
+      const double warmup = lr_warmup > 0 ? std::min(1.0, (m.steps + 1.0) / lr_warmup) : 1.0;
+      set_learning_rate(*optimizer, schedule.lr_at(m.steps) * warmup);
+      if (auto momentum = schedule.momentum_at(m.steps)) {
+        set_momentum(*optimizer, config.optimizer.name, *momentum);
+      }
+
+      // Host -> device (tip 2: pinned memory and an asynchronous copy).
+      auto host_inputs = batch_it->data, host_targets = batch_it->target;
+      if (tech.pin_memory) {
+        host_inputs = host_inputs.pin_memory();
+        host_targets = host_targets.pin_memory();
+      }
+      auto inputs = host_inputs.to(device, /*non_blocking=*/tech.pin_memory);
+      auto targets = host_targets.to(device, /*non_blocking=*/tech.pin_memory);
+      if (tech.channels_last) inputs = channels_last_input(inputs);
       const auto batch_size = inputs.size(0);
 
-      optimizer->zero_grad();
-      auto logits = workload.model.forward(inputs);
-      auto loss = classification_loss(logits, targets);
-      loss.backward();
-      optimizer->step();
-
-      // Baseline: read the loss every step (a host sync), which is also the divergence check.
-      measure::count_host_sync();
-      const double loss_value = loss.item<double>();
-      if (!std::isfinite(loss_value)) {
-        outcome.status = RunStatus::kDiverged;
-        outcome.message = "loss became " + std::to_string(loss_value) + " at step " +
-                          std::to_string(m.steps + 1);
-        break;
+      // Forward and backward, in `micro_batches` slices (tip 9) with one optimizer step.
+      clear_gradients(parameters, tech.zero_grad_none);
+      torch::Tensor step_loss;  // stays on the device
+      const auto input_slices = inputs.chunk(micro_batches);
+      const auto target_slices = targets.chunk(micro_batches);
+      for (int64_t k = 0; k < micro_batches; ++k) {
+        torch::Tensor loss;
+        {
+          std::optional<AutocastGuard> autocast_guard;
+          if (autocast) autocast_guard.emplace(device.type(), amp_dtype);
+          loss = classification_loss(workload.train_forward(input_slices[k], config),
+                                     target_slices[k]) / static_cast<double>(micro_batches);
+        }
+        (scaler ? scaler->scale_loss(loss) : loss).backward();
+        step_loss = step_loss.defined() ? step_loss + loss.detach() : loss.detach();
       }
+      bool take_step = true;
+      if (scaler) scaler->unscale(parameters);
+      if (tech.grad_clipping > 0) clip_global_grad_norm(parameters, tech.grad_clipping);
+      if (scaler) take_step = scaler->gradients_finite();  // skip a step with inf/NaN gradients
+      if (take_step) optimizer->step();
+      if (scaler) scaler->update();
+
+      // The loss: read now (baseline) or every N steps (tip 7); a non-finite one ends the run.
+      if (!take_losses(loss_reader.add(step_loss))) break;
       synchronize(device);
       const double compute_s = seconds_since(step_start);
 
@@ -154,37 +253,38 @@ TrainOutcome train(const TrainConfig& config, const ProgressFn& progress) {
 
       m.steps += 1;
       m.samples_trained += batch_size;
-      loss_since_eval += loss_value;
-      steps_since_eval += 1;
       if (m.steps > config.warmup_steps) {
         m.step_ms.push_back((compute_s + fetch_s) * 1e3);
         m.data_wait_ms_total += fetch_s * 1e3;
         measured_step_s += compute_s + fetch_s;
         measured_samples += batch_size;
       }
-      m.final_train_loss = loss_value;
-      m.step_losses.push_back(loss_value);
 
-      if (m.steps % eval_every == 0 || m.steps == total_steps) evaluate_now();
+      if (m.steps % eval_every == 0 || m.steps == total_steps) {
+        if (!take_losses(loss_reader.flush())) break;
+        evaluate_now();
+      }
       reporter.maybe_report([&] {
         char line[200];
         std::snprintf(line, sizeof line, "step %lld/%lld  epoch %.2f  loss %.4f  %.1f ms/step",
                       static_cast<long long>(m.steps), static_cast<long long>(total_steps),
-                      static_cast<double>(m.steps) / steps_per_epoch, loss_value,
+                      static_cast<double>(m.steps) / steps_per_epoch, m.final_train_loss,
                       (compute_s + fetch_s) * 1e3);
         return std::string(line);
       });
     }
     if (outcome.status != RunStatus::kOk) break;
   }
+  if (outcome.status == RunStatus::kOk) take_losses(loss_reader.flush());
 
-  // ---- totals -----------------------------------------------------------------------------------
+  // ---- totals ---------------------------------------------------------------------------------
   m.train_wall_s = seconds_since(start);
   m.measured_steps = static_cast<int64_t>(m.step_ms.size());
   m.samples_per_s = measured_step_s > 0 ? measured_samples / measured_step_s : 0.0;
   m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory.peak_bytes());
   m.peak_rss_bytes = measure::peak_rss_bytes();
   m.host_syncs = measure::host_sync_count();
+  if (scaler) m.amp_skipped_steps = scaler->skipped_steps();
   if (!m.curve.empty()) {
     m.final_test_loss = m.curve.back().test_loss;
     m.final_test_accuracy = m.curve.back().test_accuracy;

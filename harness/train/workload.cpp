@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "harness/techniques/checkpointing.h"
 #include "models/recurrent.h"
 #include "models/resnet.h"
 
@@ -37,6 +38,7 @@ Workload build_workload(const TrainConfig& config) {
   const auto sample_shape = workload.data.train.inputs.sizes().slice(1).vec();
   workload.model = build_model(config, sample_shape, workload.data.num_classes);
   workload.module = workload.model.ptr();
+  workload.resnet = std::dynamic_pointer_cast<models::ResNetImpl>(workload.module);
 
   auto& transform = workload.transform;
   transform.is_image = config.data.dataset != "fortunes";
@@ -45,7 +47,15 @@ Workload build_workload(const TrainConfig& config) {
   transform.mean = workload.data.pixel_mean;
   transform.std = workload.data.pixel_std;
   transform.seed = static_cast<uint64_t>(config.seed);
+  transform.wrap_host_buffer = config.techniques.host_to_tensor;
   return workload;
+}
+
+torch::Tensor Workload::train_forward(const torch::Tensor& inputs, const TrainConfig& config) {
+  if (config.techniques.checkpointing && resnet) {
+    return checkpointed_resnet_forward(*resnet, inputs, config.techniques.checkpoint_segments);
+  }
+  return model.forward(inputs);
 }
 
 int64_t count_parameters(const torch::nn::Module& module) {

@@ -1,0 +1,70 @@
+#include "harness/techniques/max_batch.h"
+
+#include <c10/util/Exception.h>
+#include <torch/torch.h>
+
+#include "harness/measure/cpu_memory_tracker.h"
+#include "harness/train/evaluate.h"
+#include "harness/train/optimizer_factory.h"
+
+namespace speedbench {
+
+MaxBatchResult search_max_batch(const std::function<BatchProbe(int64_t)>& measure, int64_t start,
+                                int64_t limit) {
+  MaxBatchResult result;
+  auto try_batch = [&](int64_t batch) {
+    result.probes.push_back(measure(batch));
+    return result.probes.back().fits;
+  };
+  int64_t fits = 0, fails = 0;
+  for (int64_t batch = std::min(start, limit);; batch = std::min(batch * 2, limit)) {
+    if (!try_batch(batch)) {
+      fails = batch;
+      break;
+    }
+    fits = batch;
+    if (batch == limit) break;
+  }
+  if (fails == 0) {  // everything up to the limit fits
+    result.batch = fits;
+    return result;
+  }
+  int64_t low = fits, high = fails;  // low fits (or 0), high does not
+  while (high - low > 1) {
+    const int64_t middle = low + (high - low) / 2;
+    (try_batch(middle) ? low : high) = middle;
+  }
+  result.batch = low;
+  return result;
+}
+
+BatchProbe probe_training_step(const TrainConfig& config, const Workload& workload, int64_t batch,
+                               int64_t budget_bytes, const torch::Device& device) {
+  BatchProbe probe;
+  probe.batch = batch;
+  const auto& train = workload.data.train;
+  // Real rows, repeated when the batch is larger than the training set.
+  auto rows = torch::arange(batch, torch::kInt64).remainder(train.size());
+  data::BatchDataset dataset(train, workload.transform);
+  std::vector<size_t> indices(rows.data_ptr<int64_t>(), rows.data_ptr<int64_t>() + batch);
+  auto example = dataset.get_batch(indices);
+
+  auto& tracker = measure::CpuMemoryTracker::install();
+  try {
+    auto model = build_model(config, train.inputs.sizes().slice(1).vec(), workload.data.num_classes);
+    model.ptr()->to(device);
+    auto optimizer = make_optimizer(config.optimizer, model.ptr()->parameters());
+    tracker.reset_peak();
+    const auto base = tracker.current_bytes();
+    auto loss = classification_loss(model.forward(example.data.to(device)), example.target.to(device));
+    loss.backward();
+    optimizer->step();
+    probe.peak_bytes = tracker.peak_bytes() - base;
+    probe.fits = budget_bytes <= 0 || probe.peak_bytes <= budget_bytes;
+  } catch (const c10::OutOfMemoryError&) {
+    probe.fits = false;  // a CUDA candidate that does not fit the device
+  }
+  return probe;
+}
+
+}  // namespace speedbench
