@@ -199,6 +199,7 @@ TrainConfig train_config_from_json(const nlohmann::json& json, const std::string
   c.eval_every_steps = in.get_int("eval_every_steps", c.eval_every_steps, 0, kMaxInt);
   c.eval_batch_size = in.get_int("eval_batch_size", c.eval_batch_size, 1, kMaxInt);
   c.target_accuracy = in.get_double("target_accuracy", c.target_accuracy, 0.0, 1.0);
+  c.divergence_loss = in.get_double("divergence_loss", c.divergence_loss, 0.0, kHuge);
   c.seed = in.get_int("seed", c.seed, 0, std::numeric_limits<int64_t>::max());
   c.device = in.get_choice("device", c.device, {"cpu", "cuda"});
   c.threads = in.get_int("threads", c.threads, 1, 1024);
@@ -255,6 +256,7 @@ nlohmann::json train_config_to_json(const TrainConfig& c) {
       {"eval_every_steps", c.eval_every_steps},
       {"eval_batch_size", c.eval_batch_size},
       {"target_accuracy", c.target_accuracy},
+      {"divergence_loss", c.divergence_loss},
       {"seed", c.seed},
       {"device", c.device},
       {"threads", c.threads},

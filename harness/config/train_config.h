@@ -106,6 +106,8 @@ struct TrainConfig {
   int64_t eval_every_steps = 0;           // 0 = at the end of each epoch
   int64_t eval_batch_size = 1000;
   double target_accuracy = 0.0;           // 0 = none; else time-to-target is measured
+  double divergence_loss = 0.0;           // a training loss above this ends the run as diverged
+                                          // (0 = only NaN/inf losses do)
   int64_t seed = 0;
   std::string device = "cpu";             // cpu | cuda
   int64_t threads = 2;                    // LibTorch intra-op threads

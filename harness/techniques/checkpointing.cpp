@@ -37,7 +37,8 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
         ctx->saved_data["capsule"].toCapsule());
     auto input = ctx->get_saved_variables()[0].detach().requires_grad_(ctx->needs_input_grad(0));
 
-    // Recompute with the forward's RNG state; then restore RNG and running statistics.
+    // Recompute with the forward's RNG state; restore the RNG, and after the gradients the
+    // running statistics (the recompute must not update them a second time).
     std::vector<torch::Tensor> saved_buffers;
     for (const auto& b : capsule->buffers) saved_buffers.push_back(b.clone());
     auto generator = at::detail::getDefaultCPUGenerator();
@@ -49,16 +50,17 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
       output = capsule->segment(input);
     }
     generator.set_state(rng_now);
-    {
-      torch::NoGradGuard no_grad;
-      for (size_t i = 0; i < saved_buffers.size(); ++i) capsule->buffers[i].copy_(saved_buffers[i]);
-    }
 
     std::vector<torch::Tensor> wrt;
     if (input.requires_grad()) wrt.push_back(input);
     wrt.insert(wrt.end(), capsule->parameters.begin(), capsule->parameters.end());
     auto grads = torch::autograd::grad({output}, wrt, {grad_outputs[0]}, /*retain_graph=*/false,
                                        /*create_graph=*/false, /*allow_unused=*/true);
+    {
+      // Only now: BatchNorm's backward reads the running statistics it saved.
+      torch::NoGradGuard no_grad;
+      for (size_t i = 0; i < saved_buffers.size(); ++i) capsule->buffers[i].copy_(saved_buffers[i]);
+    }
     // One gradient per forward argument, TensorList flattened: input, capsule, parameters...
     variable_list result;
     size_t next = 0;
@@ -78,7 +80,7 @@ torch::Tensor checkpoint(const std::function<torch::Tensor(const torch::Tensor&)
   capsule->segment = segment;
   capsule->parameters = parameters;
   capsule->buffers = buffers;
-  return CheckpointFunction::apply(input, capsule, parameters);
+  return CheckpointFunction::apply(input, capsule, at::TensorList(capsule->parameters));
 }
 
 torch::Tensor checkpointed_resnet_forward(models::ResNetImpl& net, const torch::Tensor& input,

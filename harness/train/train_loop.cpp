@@ -147,10 +147,12 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
   // Takes losses read from the device; false once one is not finite (the run diverged).
   auto take_losses = [&](const std::vector<double>& losses) {
     for (double loss : losses) {
-      if (!std::isfinite(loss)) {
+      const bool too_high = config.divergence_loss > 0 && loss > config.divergence_loss;
+      if (!std::isfinite(loss) || too_high) {
         outcome.status = RunStatus::kDiverged;
         outcome.message = "loss became " + std::to_string(loss) + " at step " +
-                          std::to_string(m.step_losses.size() + 1);
+                          std::to_string(m.step_losses.size() + 1) +
+                          (too_high ? " (above divergence_loss " + std::to_string(config.divergence_loss) + ")" : "");
         return false;
       }
       m.step_losses.push_back(loss);

@@ -10,12 +10,6 @@
 
 namespace speedbench {
 
-// Thrown when the loss becomes NaN or infinite; the run is recorded as `diverged`.
-class DivergedError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 struct TrainOutcome {
   RunStatus status = RunStatus::kOk;
   std::string message;          // why it stopped early, if it did
@@ -27,8 +21,9 @@ struct TrainOutcome {
 // Called with one human-readable progress line (roughly every config.progress_every_s seconds).
 using ProgressFn = std::function<void(const std::string& line)>;
 
-// Runs the whole training of `config` on this process's device. A diverging loss ends the run
-// with status kDiverged and the metrics gathered so far; other errors propagate.
+// Runs the whole training of `config` on this process's device. A loss that is NaN/inf (or above
+// config.divergence_loss) ends the run with status kDiverged and the metrics gathered so far;
+// other errors propagate.
 TrainOutcome train(const TrainConfig& config, const ProgressFn& progress = {});
 
 // Seeds every random generator and applies threads / deterministic mode of `config`.

@@ -1,0 +1,65 @@
+// Tip 4: autocast really computes in bf16; the gradient scaler skips non-finite steps and adapts
+// its scale.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "harness/techniques/amp.h"
+
+namespace speedbench {
+namespace {
+
+TEST(AmpTest, AutocastRunsLinearAndConvInBf16OnTheCpu) {
+  torch::nn::Linear linear(8, 4);
+  torch::nn::Conv2d conv(torch::nn::Conv2dOptions(1, 2, 3));
+  auto x = torch::randn({2, 8});
+  auto image = torch::randn({1, 1, 5, 5});
+  {
+    AutocastGuard guard(c10::DeviceType::CPU, torch::kBFloat16);
+    EXPECT_EQ(linear->forward(x).scalar_type(), torch::kBFloat16);
+    EXPECT_EQ(conv->forward(image).scalar_type(), torch::kBFloat16);
+    EXPECT_EQ(torch::mm(x, x.t()).scalar_type(), torch::kBFloat16);  // fp32 inputs, bf16 math
+  }
+  EXPECT_EQ(linear->forward(x).scalar_type(), torch::kFloat32);  // off again outside
+}
+
+TEST(AmpTest, ScalerUnscalesFiniteGradientsAndSteps) {
+  GradScaler scaler(torch::kCPU, /*initial_scale=*/1024.0);
+  auto p = torch::ones({3}).requires_grad_();
+  scaler.scale_loss((p * 2).sum()).backward();
+  EXPECT_TRUE(torch::allclose(p.grad(), torch::full({3}, 2048.0)));
+  scaler.unscale({p});
+  EXPECT_TRUE(torch::allclose(p.grad(), torch::full({3}, 2.0)));
+  EXPECT_TRUE(scaler.gradients_finite());
+  scaler.update();
+  EXPECT_EQ(scaler.scale(), 1024.0);  // growth only after growth_interval finite steps
+  EXPECT_EQ(scaler.skipped_steps(), 0);
+}
+
+TEST(AmpTest, InjectedInfSkipsTheStepAndHalvesTheScale) {
+  GradScaler scaler(torch::kCPU, /*initial_scale=*/1024.0);
+  auto p = torch::ones({3}).requires_grad_();
+  scaler.scale_loss((p * 2).sum()).backward();
+  p.mutable_grad()[1] = std::numeric_limits<float>::infinity();
+  scaler.unscale({p});
+  EXPECT_FALSE(scaler.gradients_finite());
+  scaler.update();
+  EXPECT_EQ(scaler.scale(), 512.0);
+  EXPECT_EQ(scaler.skipped_steps(), 1);
+}
+
+TEST(AmpTest, ScaleDoublesAfterGrowthIntervalFiniteSteps) {
+  GradScaler scaler(torch::kCPU, /*initial_scale=*/8.0, /*growth_factor=*/2.0,
+                    /*backoff_factor=*/0.5, /*growth_interval=*/3);
+  auto p = torch::ones({2}).requires_grad_();
+  for (int step = 0; step < 3; ++step) {
+    p.mutable_grad().reset();
+    scaler.scale_loss(p.sum()).backward();
+    scaler.unscale({p});
+    ASSERT_TRUE(scaler.gradients_finite());
+    scaler.update();
+  }
+  EXPECT_EQ(scaler.scale(), 16.0);
+}
+
+}  // namespace
+}  // namespace speedbench

@@ -1,0 +1,113 @@
+// Tip 1: schedule values at chosen steps equal the closed forms PyTorch documents.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness/techniques/lr_schedule.h"
+
+namespace speedbench {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+LrScheduleConfig kind(const std::string& name) {
+  LrScheduleConfig c;
+  c.kind = name;
+  return c;
+}
+
+TEST(LrScheduleTest, ConstantIsTheBaseLr) {
+  LrSchedule s(kind("constant"), 0.1, 100, 10);
+  EXPECT_DOUBLE_EQ(s.lr_at(0), 0.1);
+  EXPECT_DOUBLE_EQ(s.lr_at(99), 0.1);
+  EXPECT_FALSE(s.momentum_at(5).has_value());
+}
+
+TEST(LrScheduleTest, StepDecaysByGammaEveryStepSize) {
+  auto c = kind("step");
+  c.step_size = 30;
+  c.gamma = 0.1;
+  LrSchedule s(c, 0.5, 100, 10);
+  EXPECT_DOUBLE_EQ(s.lr_at(29), 0.5);
+  EXPECT_NEAR(s.lr_at(30), 0.05, 1e-15);
+  EXPECT_NEAR(s.lr_at(65), 0.005, 1e-15);
+}
+
+TEST(LrScheduleTest, CosineFollowsCosineAnnealingLr) {
+  auto c = kind("cosine");
+  c.min_lr = 0.001;
+  LrSchedule s(c, 0.1, 200, 10);
+  // eta_min + (base - eta_min) * (1 + cos(pi t / T)) / 2
+  EXPECT_DOUBLE_EQ(s.lr_at(0), 0.1);
+  EXPECT_NEAR(s.lr_at(50), 0.001 + 0.099 * (1 + std::cos(kPi / 4)) / 2, 1e-15);
+  EXPECT_NEAR(s.lr_at(100), 0.0505, 1e-15);
+  EXPECT_NEAR(s.lr_at(200), 0.001, 1e-15);
+}
+
+TEST(LrScheduleTest, CyclicTriangularModes) {
+  auto c = kind("cyclic");
+  c.max_lr = 0.1;
+  c.step_size_up = 10;
+  LrSchedule triangular(c, 0.01, 1000, 100);
+  EXPECT_DOUBLE_EQ(triangular.lr_at(0), 0.01);
+  EXPECT_NEAR(triangular.lr_at(5), 0.055, 1e-12);  // halfway up
+  EXPECT_NEAR(triangular.lr_at(10), 0.1, 1e-12);   // peak
+  EXPECT_NEAR(triangular.lr_at(15), 0.055, 1e-12);
+  EXPECT_NEAR(triangular.lr_at(20), 0.01, 1e-12);  // next cycle starts
+  EXPECT_NEAR(triangular.lr_at(30), 0.1, 1e-12);
+
+  c.cyclic_mode = "triangular2";  // amplitude halves each cycle
+  LrSchedule halving(c, 0.01, 1000, 100);
+  EXPECT_NEAR(halving.lr_at(30), 0.01 + 0.09 / 2, 1e-12);
+  EXPECT_NEAR(halving.lr_at(50), 0.01 + 0.09 / 4, 1e-12);
+
+  c.cyclic_mode = "exp_range";  // amplitude gamma^step
+  c.gamma = 0.99;
+  LrSchedule exp_range(c, 0.01, 1000, 100);
+  EXPECT_NEAR(exp_range.lr_at(10), 0.01 + 0.09 * std::pow(0.99, 10), 1e-12);
+}
+
+TEST(LrScheduleTest, CyclicHalfPeriodDefaultsToHalfAnEpoch) {
+  auto c = kind("cyclic");
+  c.max_lr = 1.0;
+  LrSchedule s(c, 0.0, 1000, 40);  // step_size_up = 20
+  EXPECT_NEAR(s.lr_at(20), 1.0, 1e-12);
+  EXPECT_NEAR(s.lr_at(40), 0.0, 1e-12);
+}
+
+TEST(LrScheduleTest, OneCycleMatchesOneCycleLr) {
+  auto c = kind("one_cycle");
+  c.max_lr = 0.4;  // defaults: pct_start 0.3, div 25, final_div 1e4, cos, momentum 0.85..0.95
+  LrSchedule s(c, 0.05, 1000, 100);
+  const double initial = 0.4 / 25, final = initial / 1e4;
+  EXPECT_NEAR(s.lr_at(0), initial, 1e-15);
+  EXPECT_NEAR(*s.momentum_at(0), 0.95, 1e-15);
+  // Phase 1 ends at step pct_start * total - 1 = 299 with the peak.
+  EXPECT_NEAR(s.lr_at(299), 0.4, 1e-15);
+  EXPECT_NEAR(*s.momentum_at(299), 0.85, 1e-15);
+  // Inside phase 1: cos annealing from initial to the peak.
+  EXPECT_NEAR(s.lr_at(149), 0.4 + (initial - 0.4) / 2 * (std::cos(kPi * (149 / 299.0)) + 1), 1e-15);
+  // Last step reaches initial / final_div_factor.
+  EXPECT_NEAR(s.lr_at(999), final, 1e-15);
+  EXPECT_NEAR(*s.momentum_at(999), 0.95, 1e-15);
+  // Phase 2 midpoint: (step - 299) / (999 - 299) = 0.5
+  EXPECT_NEAR(s.lr_at(649), final + (0.4 - final) / 2, 1e-12);
+}
+
+TEST(LrScheduleTest, OneCycleLinearAnnealing) {
+  auto c = kind("one_cycle");
+  c.max_lr = 1.0;
+  c.anneal = "linear";
+  c.div_factor = 10;
+  c.final_div_factor = 100;
+  c.pct_start = 0.5;
+  c.cycle_momentum = false;
+  LrSchedule s(c, 0.1, 101, 10);  // phase 1 ends at 49.5
+  EXPECT_NEAR(s.lr_at(0), 0.1, 1e-15);
+  EXPECT_NEAR(s.lr_at(33), 0.1 + 0.9 * (33 / 49.5), 1e-12);
+  EXPECT_NEAR(s.lr_at(100), 0.001, 1e-12);
+  EXPECT_FALSE(s.momentum_at(10).has_value());
+}
+
+}  // namespace
+}  // namespace speedbench
