@@ -111,3 +111,37 @@ TEST(LrScheduleTest, OneCycleLinearAnnealing) {
 
 }  // namespace
 }  // namespace speedbench
+
+// The LR range test that picks a schedule's peak.
+#include "harness/config/config_loader.h"
+#include "harness/techniques/lr_finder.h"
+
+namespace speedbench {
+namespace {
+
+TEST(LrFinderTest, SweepIsExponentialAndTheSuggestionComesFromTheCurve) {
+  LrFinderOptions options;
+  options.start_lr = 1e-4;
+  options.end_lr = 10.0;
+  options.steps = 30;
+  EXPECT_DOUBLE_EQ(lr_finder_lr(options, 0), 1e-4);
+  EXPECT_NEAR(lr_finder_lr(options, 29), 10.0, 1e-12);
+  EXPECT_NEAR(lr_finder_lr(options, 1) / lr_finder_lr(options, 0),
+              lr_finder_lr(options, 29) / lr_finder_lr(options, 28), 1e-12);
+
+  auto config = train_config_from_json(
+      {{"data", {{"train_samples", 1024}, {"test_samples", 10}}}, {"batch_size", 32}, {"seed", 1}}, "t");
+  const auto result = find_learning_rate(config, options);
+  ASSERT_FALSE(result.lrs.empty());
+  for (size_t i = 0; i < result.lrs.size(); ++i) EXPECT_DOUBLE_EQ(result.lrs[i], lr_finder_lr(options, i));
+  EXPECT_EQ(result.losses.size(), result.lrs.size());
+  // The suggestion is a tenth of where the smoothed loss bottomed out.
+  const auto lowest = std::min_element(result.smoothed_losses.begin(), result.smoothed_losses.end());
+  EXPECT_DOUBLE_EQ(result.lr_at_min_loss, result.lrs[lowest - result.smoothed_losses.begin()]);
+  EXPECT_DOUBLE_EQ(result.suggested_lr, result.lr_at_min_loss / 10);
+  // Training at small LRs lowers the loss below its start (ln 10 ~ 2.30).
+  EXPECT_LT(*lowest, result.smoothed_losses.front());
+}
+
+}  // namespace
+}  // namespace speedbench

@@ -177,7 +177,7 @@ TEST(BackendFlagsTest, CudnnBenchmarkAndTf32AreSetAndReset) {
 }
 
 TEST(NotApplicableTest, CudaOnlyTechniquesOnTheCpuAreRecordedWithTheReason) {
-  for (const auto* id : {"cudnn_benchmark", "tf32", "pin_memory"}) {
+  for (const auto* id : {"cudnn_benchmark", "tf32", "pin_memory", "cuda_graphs"}) {
     auto config = small_run({{id, true}}, 128);
     const auto record = execute_run(config, RunIdentity{});
     EXPECT_EQ(record.status, RunStatus::kNotApplicable) << id;
@@ -212,6 +212,14 @@ TEST(ConfigCombinationTest, ImpossibleTechniqueCombinationsAreRejected) {
             std::string::npos);
   EXPECT_NE(error_of({{"techniques", {{"lr_schedule", {{"kind", "one_cycle"}}}}}}).find("needs max_lr"),
             std::string::npos);
+  EXPECT_NE(error_of({{"device", "cuda"},
+                      {"techniques", {{"cuda_graphs", true}, {"lr_schedule", {{"kind", "cosine"}}}}}})
+                .find("cannot be combined with lr_schedule"), std::string::npos);
+  EXPECT_NE(error_of({{"device", "cuda"}, {"optimizer", {{"name", "adamw"}}},
+                      {"techniques", {{"cuda_graphs", true}}}})
+                .find("optimizer_impl \"fused\""), std::string::npos);
+  // SGD (device-side state) with a constant LR is fine.
+  EXPECT_EQ(error_of({{"device", "cuda"}, {"techniques", {{"cuda_graphs", true}}}}), "no error");
 }
 
 }  // namespace

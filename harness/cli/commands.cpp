@@ -3,13 +3,16 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
+#include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/statistics.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/suite.h"
 #include "harness/suite/suite_runner.h"
+#include "harness/techniques/lr_finder.h"
 #include "harness/techniques/registry.h"
 
 namespace speedbench {
@@ -96,6 +99,31 @@ int command_list() {
     std::printf("  %-17s %-4s %-9s %-12s %s\n", t.id.c_str(),
                 t.tip > 0 ? std::to_string(t.tip).c_str() : "-", devices.c_str(),
                 t.implemented ? "implemented" : "planned", t.source.c_str());
+  }
+  return 0;
+}
+
+int command_lr_find(const LrFindArgs& args) {
+  auto config = load_train_config(args.config_path);
+  if (!args.data_root.empty()) config.data.root = args.data_root;
+  if (!(args.start_lr > 0 && args.end_lr > args.start_lr && args.steps >= 2)) {
+    throw ConfigError("", "--start-lr/--end-lr/--steps",
+                      "expected 0 < start-lr < end-lr and steps >= 2");
+  }
+  LrFinderOptions options;
+  options.start_lr = args.start_lr;
+  options.end_lr = args.end_lr;
+  options.steps = args.steps;
+  measure::CpuMemoryTracker::install();
+  const auto result = find_learning_rate(config, options);
+  std::printf("LR range test: %zu steps from %g to %g%s\n", result.lrs.size(), options.start_lr,
+              options.end_lr, result.stopped_early ? " (stopped early: the loss blew up)" : "");
+  std::printf("  lowest smoothed loss at lr %.4g; steepest descent at lr %.4g\n",
+              result.lr_at_min_loss, result.steepest_lr);
+  std::printf("  suggested peak lr (1cycle max_lr): %.4g\n", result.suggested_lr);
+  if (!args.out_path.empty()) {
+    std::ofstream(args.out_path) << lr_finder_to_json(result, options).dump(2) << "\n";
+    std::printf("  curve -> %s\n", args.out_path.c_str());
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 //   speedbench run-one --config FILE      train one config, append its record, print a summary
 //   speedbench run --suite FILE           run every entry of a suite, each in its own process
 //   speedbench list                       workloads and techniques
+//   speedbench lr-find --config FILE      LR range test, suggests a peak LR
 // Bad input exits with code 2 and one line naming the file, field and what was expected.
 #include <CLI/CLI.hpp>
 
@@ -39,6 +40,15 @@ int main(int argc, char** argv) {
 
   auto* list_cmd = app.add_subcommand("list", "List workloads and techniques");
 
+  LrFindArgs lr_find;
+  auto* lr_find_cmd = app.add_subcommand("lr-find", "LR range test: suggest a peak LR for a config");
+  lr_find_cmd->add_option("--config", lr_find.config_path, "TrainConfig JSON file")->required();
+  lr_find_cmd->add_option("--start-lr", lr_find.start_lr, "First LR of the sweep")->capture_default_str();
+  lr_find_cmd->add_option("--end-lr", lr_find.end_lr, "Last LR of the sweep")->capture_default_str();
+  lr_find_cmd->add_option("--steps", lr_find.steps, "Sweep steps")->capture_default_str();
+  lr_find_cmd->add_option("--out", lr_find.out_path, "Write the curve (JSON) here");
+  lr_find_cmd->add_option("--data-root", lr_find.data_root, "Read the dataset from this folder");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run_one_cmd) return command_run_one(run_one);
@@ -47,6 +57,7 @@ int main(int argc, char** argv) {
       return command_run_suite(run_suite_args);
     }
     if (*list_cmd) return command_list();
+    if (*lr_find_cmd) return command_lr_find(lr_find);
   } catch (const ConfigError& error) {
     std::fprintf(stderr, "speedbench: error: %s\n", error.what());
     return 2;

@@ -137,6 +137,25 @@ nlohmann::json lr_schedule_to_json(const LrScheduleConfig& l) {
           {"base_momentum", l.base_momentum}, {"max_momentum", l.max_momentum}};
 }
 
+// A captured CUDA graph replays fixed work: no host decisions, host-side state or changing LR.
+void check_cuda_graphs(const TrainConfig& c, const std::string& file) {
+  const auto& t = c.techniques;
+  const std::vector<std::pair<bool, std::string>> conflicts = {
+      {t.lr_schedule.kind != "constant", "lr_schedule (the LR is baked into the graph)"},
+      {t.max_batch.enabled, "max_batch (its LR warmup changes the LR)"},
+      {t.amp == "fp16", "amp fp16 (the scaler decides on the host whether to step)"},
+      {t.grad_clipping > 0, "grad_clipping (clip_grad_norm_ reads the norm on the host)"},
+      {t.grad_accumulation > 1, "grad_accumulation"},
+      {t.checkpointing, "checkpointing"},
+      {t.debug_mode != "off", "debug_mode"},
+      {c.optimizer.name != "sgd" && t.optimizer_impl != "fused",
+       "Adam/AdamW without optimizer_impl \"fused\" (their step count lives on the host)"},
+  };
+  for (const auto& [conflict, what] : conflicts) {
+    if (conflict) throw ConfigError(file, "techniques.cuda_graphs", "cannot be combined with " + what);
+  }
+}
+
 // Checks that need more than one field.
 void check_combinations(const TrainConfig& c, const std::string& file) {
   const bool text_model = c.model.arch == "char_lm";
@@ -172,6 +191,7 @@ void check_combinations(const TrainConfig& c, const std::string& file) {
     throw ConfigError(file, "techniques.max_batch.budget_bytes",
                       "on the CPU max_batch needs a budget in tracked tensor bytes (> 0)");
   }
+  if (t.cuda_graphs) check_cuda_graphs(c, file);
   for (const auto& info : technique_registry()) {
     if (info.is_on(c) && !info.implemented) {
       throw ConfigError(file, info.config_field,

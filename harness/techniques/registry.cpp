@@ -86,8 +86,9 @@ std::vector<TechniqueInfo> build_registry() {
        "up to 8x matmul throughput vs fp32 on A100", "NVIDIA A100 whitepaper", kCudaOnly,
        "techniques.tf32", true, [](C c) { return c.techniques.tf32; }},
       {"cuda_graphs", 0, "eager launches -> one captured CUDA graph replayed per step",
-       "cuts CPU launch overhead for small, launch-bound steps", "PyTorch CUDA graphs blog",
-       kCudaOnly, "techniques.cuda_graphs", false, [](C c) { return c.techniques.cuda_graphs; }},
+       "cuts CPU launch overhead for small, launch-bound steps",
+       "PyTorch blog 'Accelerating PyTorch with CUDA Graphs'",
+       kCudaOnly, "techniques.cuda_graphs", true, [](C c) { return c.techniques.cuda_graphs; }},
   };
 }
 

@@ -12,6 +12,7 @@
 #include "harness/techniques/amp.h"
 #include "harness/techniques/backend_flags.h"
 #include "harness/techniques/channels_last.h"
+#include "harness/techniques/cuda_graphs.h"
 #include "harness/techniques/debug_mode.h"
 #include "harness/techniques/grad_clipping.h"
 #include "harness/techniques/loss_reader.h"
@@ -198,6 +199,7 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
 
   // ---- the loop -------------------------------------------------------------------------------
   const int64_t micro_batches = tech.grad_accumulation;
+  std::unique_ptr<CapturedTrainingStep> captured_step;
   for (int64_t epoch = 0; epoch < config.epochs && m.steps < total_steps; ++epoch) {
     auto batch_it = loader->begin();
     while (batch_it != loader->end() && m.steps < total_steps) {
@@ -220,28 +222,36 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
       if (tech.channels_last) inputs = channels_last_input(inputs);
       const auto batch_size = inputs.size(0);
 
-      // Forward and backward, in `micro_batches` slices (tip 9) with one optimizer step.
-      clear_gradients(parameters, tech.zero_grad_none);
       torch::Tensor step_loss;  // stays on the device
-      const auto input_slices = inputs.chunk(micro_batches);
-      const auto target_slices = targets.chunk(micro_batches);
-      for (int64_t k = 0; k < micro_batches; ++k) {
-        torch::Tensor loss;
-        {
-          std::optional<AutocastGuard> autocast_guard;
-          if (autocast) autocast_guard.emplace(device.type(), amp_dtype);
-          loss = classification_loss(workload.train_forward(input_slices[k], config),
-                                     target_slices[k]) / static_cast<double>(micro_batches);
+      if (tech.cuda_graphs) {
+        // The whole step as one replayed CUDA graph, captured on the first batch.
+        if (!captured_step) {
+          captured_step = capture_training_step(workload, *optimizer, config, inputs, targets);
         }
-        (scaler ? scaler->scale_loss(loss) : loss).backward();
-        step_loss = step_loss.defined() ? step_loss + loss.detach() : loss.detach();
+        step_loss = captured_step->run(inputs, targets).clone();  // the graph reuses its output
+      } else {
+        // Forward and backward, in `micro_batches` slices (tip 9) with one optimizer step.
+        clear_gradients(parameters, tech.zero_grad_none);
+        const auto input_slices = inputs.chunk(micro_batches);
+        const auto target_slices = targets.chunk(micro_batches);
+        for (int64_t k = 0; k < micro_batches; ++k) {
+          torch::Tensor loss;
+          {
+            std::optional<AutocastGuard> autocast_guard;
+            if (autocast) autocast_guard.emplace(device.type(), amp_dtype);
+            loss = classification_loss(workload.train_forward(input_slices[k], config),
+                                       target_slices[k]) / static_cast<double>(micro_batches);
+          }
+          (scaler ? scaler->scale_loss(loss) : loss).backward();
+          step_loss = step_loss.defined() ? step_loss + loss.detach() : loss.detach();
+        }
+        bool take_step = true;
+        if (scaler) scaler->unscale(parameters);
+        if (tech.grad_clipping > 0) clip_global_grad_norm(parameters, tech.grad_clipping);
+        if (scaler) take_step = scaler->gradients_finite();  // skip a step with inf/NaN gradients
+        if (take_step) optimizer->step();
+        if (scaler) scaler->update();
       }
-      bool take_step = true;
-      if (scaler) scaler->unscale(parameters);
-      if (tech.grad_clipping > 0) clip_global_grad_norm(parameters, tech.grad_clipping);
-      if (scaler) take_step = scaler->gradients_finite();  // skip a step with inf/NaN gradients
-      if (take_step) optimizer->step();
-      if (scaler) scaler->update();
 
       // The loss: read now (baseline) or every N steps (tip 7); a non-finite one ends the run.
       if (!take_losses(loss_reader.add(step_loss))) break;
