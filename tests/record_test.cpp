@@ -28,7 +28,8 @@ Record full_record() {
   r.finished_at = "2026-11-29T12:01:00Z";
   r.data_source = "/usr/share/datasets/fashion-mnist";
   r.unigram_entropy_bits = 4.5;
-  r.config = train_config_to_json(TrainConfig{});
+  const TrainConfig defaults;
+  r.config = train_config_to_json(defaults);
   auto& m = r.metrics;
   m.steps = 7;
   m.measured_steps = 2;

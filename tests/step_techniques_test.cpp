@@ -69,7 +69,7 @@ TEST(MaxBatchTest, SearchFindsTheLargestBatchThatFits) {
 TEST(MaxBatchTest, RealTrainingStepSearchIsDeterministicAndTight) {
   auto config = small_run(nlohmann::json::object(), 1024);
   auto workload = build_workload(config);
-  const auto at_96 = probe_training_step(config, workload, 96, 0, torch::kCPU);
+  const auto at_96 = probe_training_step(config, workload, 96, int64_t{1} << 40, torch::kCPU);
   ASSERT_GT(at_96.peak_bytes, 0);
   const auto budget = at_96.peak_bytes;
   auto measure = [&](int64_t batch) { return probe_training_step(config, workload, batch, budget, torch::kCPU); };
@@ -84,7 +84,7 @@ TEST(MaxBatchTest, RealTrainingStepSearchIsDeterministicAndTight) {
 TEST(MaxBatchTest, TrainingUsesTheFoundBatch) {
   auto config = small_run(nlohmann::json::object(), 1024);
   auto workload = build_workload(config);
-  const auto budget = probe_training_step(config, workload, 64, 0, torch::kCPU).peak_bytes;
+  const auto budget = probe_training_step(config, workload, 64, int64_t{1} << 40, torch::kCPU).peak_bytes;
   const auto outcome = train(small_run({{"max_batch", {{"enabled", true}, {"budget_bytes", budget}}}}, 1024));
   ASSERT_EQ(outcome.status, RunStatus::kOk) << outcome.message;
   EXPECT_GE(outcome.metrics.batch_size, 64);

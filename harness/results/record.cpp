@@ -151,12 +151,12 @@ Record record_from_json(const nlohmann::json& j) {
   return r;
 }
 
-std::string utc_timestamp_now() {
+std::string utc_now(const char* strftime_format) {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  char text[64];
+  std::strftime(text, sizeof text, strftime_format, &utc);
   return text;
 }
 

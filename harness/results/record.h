@@ -38,6 +38,9 @@ nlohmann::json record_to_json(const Record& record);
 // Throws std::invalid_argument naming the missing or malformed field.
 Record record_from_json(const nlohmann::json& json);
 
-std::string utc_timestamp_now();
+// The current UTC time formatted by strftime (e.g. "%Y-%m-%dT%H:%M:%SZ").
+std::string utc_now(const char* strftime_format);
+// ISO 8601, as records store times.
+inline std::string utc_timestamp_now() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 }  // namespace speedbench

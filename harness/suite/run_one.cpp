@@ -4,7 +4,6 @@
 #include <c10/util/Exception.h>
 #include <unistd.h>
 
-#include <ctime>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
@@ -50,14 +49,7 @@ bool is_out_of_memory(const std::string& message) {
 
 }  // namespace
 
-std::string make_run_id() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[40];
-  std::strftime(text, sizeof text, "%Y%m%d-%H%M%S", &utc);
-  return std::string(text) + "-" + std::to_string(::getpid());
-}
+std::string make_run_id() { return utc_now("%Y%m%d-%H%M%S") + "-" + std::to_string(::getpid()); }
 
 Record execute_run(const TrainConfig& config, const RunIdentity& identity,
                    const ProgressFn& progress) {

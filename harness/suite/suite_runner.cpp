@@ -101,16 +101,16 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
       last = read_records(summary.records_path).back();
     }
     summary.runs += 1;
-    if (last.status == RunStatus::kOk) {
-      summary.ok += 1;
-    } else if (last.status == RunStatus::kNotApplicable) {
-      summary.not_applicable += 1;
-    } else {
-      summary.failed += 1;
+    switch (last.status) {
+      case RunStatus::kOk: summary.ok += 1; break;
+      case RunStatus::kNotApplicable: summary.not_applicable += 1; break;
+      case RunStatus::kCrashed: summary.crashed += 1; break;
+      default: summary.diverged_or_oom += 1; break;
     }
   }
-  std::fprintf(stderr, "suite %s: %d ok, %d failed, %d not applicable in %s\n", suite.name.c_str(),
-               summary.ok, summary.failed, summary.not_applicable,
+  std::fprintf(stderr, "suite %s: %d ok, %d diverged/oom, %d not applicable, %d crashed in %s\n",
+               suite.name.c_str(), summary.ok, summary.diverged_or_oom, summary.not_applicable,
+               summary.crashed,
                format_duration(std::chrono::duration<double>(Clock::now() - suite_start).count()).c_str());
   return summary;
 }

@@ -19,7 +19,8 @@ struct SuiteRunSummary {
   std::string records_path;  // results/<suite>/<run-id>/runs.jsonl
   int runs = 0;
   int ok = 0;
-  int failed = 0;  // crashed, oom, diverged
+  int crashed = 0;         // the harness failed: the suite's exit code says so
+  int diverged_or_oom = 0; // results, not failures of the harness
   int not_applicable = 0;
 };
 

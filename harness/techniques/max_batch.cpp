@@ -59,8 +59,12 @@ BatchProbe probe_training_step(const TrainConfig& config, const Workload& worklo
     auto loss = classification_loss(model.forward(example.data.to(device)), example.target.to(device));
     loss.backward();
     optimizer->step();
-    probe.peak_bytes = tracker.peak_bytes() - base;
-    probe.fits = budget_bytes <= 0 || probe.peak_bytes <= budget_bytes;
+    if (device.is_cuda()) {
+      probe.fits = true;  // it ran: the device had room (tracked bytes count CPU memory only)
+    } else {
+      probe.peak_bytes = tracker.peak_bytes() - base;
+      probe.fits = probe.peak_bytes <= budget_bytes;
+    }
   } catch (const c10::OutOfMemoryError&) {
     probe.fits = false;  // a CUDA candidate that does not fit the device
   }

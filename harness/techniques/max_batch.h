@@ -31,7 +31,8 @@ MaxBatchResult search_max_batch(const std::function<BatchProbe(int64_t)>& measur
                                 int64_t limit);
 
 // One training step (forward, backward, optimizer step) of a fresh copy of the config's model at
-// `batch`, measured in peak tracked bytes above the level before it.
+// `batch`. On the CPU it fits when its peak tracked bytes above the level before it are within
+// `budget_bytes`; on CUDA when it does not run out of device memory.
 BatchProbe probe_training_step(const TrainConfig& config, const Workload& workload, int64_t batch,
                                int64_t budget_bytes, const torch::Device& device);
 
