@@ -8,9 +8,10 @@ namespace speedbench {
 namespace {
 
 using testing::run_command;
-using testing::speedbench_cli;
 using testing::TempDir;
 using testing::write_text;
+
+std::string speedbench_cli() { return SPEEDBENCH_EXECUTABLE; }
 
 const char* kTinyConfig = R"({
   "data": {"train_samples": 256, "test_samples": 128},

@@ -58,6 +58,5 @@ inline CommandResult run_command(const std::string& command) {
   return result;
 }
 
-inline std::string speedbench_cli() { return SPEEDBENCH_EXECUTABLE; }
 
 }  // namespace speedbench::testing
