@@ -63,6 +63,17 @@ TEST(CliTest, MissingDatasetIsBadInput) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
+TEST(CliTest, BatchLargerThanTheDataIsBadInput) {
+  TempDir dir;
+  write_text(dir.file("big.json"), R"({"data": {"train_samples": 100}, "batch_size": 128})");
+  const auto result = run_command(speedbench_cli() + " run-one --config " + dir.file("big.json") +
+                                  " --out " + dir.file("results"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("field 'batch_size': got 128, more than the 100 training examples"),
+            std::string::npos) << result.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
+}
+
 TEST(CliTest, CudaRunWithoutAGpuIsRecordedAsNotApplicable) {
   TempDir dir;
   write_text(dir.file("cuda.json"), R"({"device": "cuda", "data": {"train_samples": 128}})");

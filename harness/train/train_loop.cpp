@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "harness/config/config_error.h"
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/sync_counter.h"
 #include "harness/techniques/amp.h"
@@ -107,10 +108,10 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
       data::BatchDataset(workload.data.train, workload.transform),
       torch::data::DataLoaderOptions(config.batch_size).drop_last(true).workers(tech.loader_workers));
   const int64_t steps_per_epoch = workload.data.train.size() / config.batch_size;
-  if (steps_per_epoch == 0) {
-    throw std::invalid_argument("batch_size " + std::to_string(config.batch_size) +
-                                " exceeds the " + std::to_string(workload.data.train.size()) +
-                                " training examples");
+  if (steps_per_epoch == 0) {  // bad input, known only once the data is loaded
+    throw ConfigError("", "batch_size",
+                      "got " + std::to_string(config.batch_size) + ", more than the " +
+                          std::to_string(workload.data.train.size()) + " training examples");
   }
   const int64_t total_steps = config.max_steps > 0
                                   ? std::min(config.max_steps, steps_per_epoch * config.epochs)
