@@ -4,6 +4,7 @@
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/config/json_reader.h"
+#include "harness/techniques/registry.h"
 
 namespace speedbench {
 namespace {
@@ -27,6 +28,19 @@ TEST(ConfigTest, EmptyObjectGivesTheBaselineDefaults) {
   EXPECT_EQ(config.techniques.loader_workers, 0);
   EXPECT_FALSE(config.techniques.bn_no_bias);
   EXPECT_EQ(workload_name(config), "fashion_mnist/resnet");
+}
+
+TEST(ConfigTest, TheBaselineHasOnlyDebugOffOn) {
+  // Every technique is off by default except debug_off: nobody trains with anomaly detection,
+  // so its comparison's baseline is a run with debug_mode "anomaly" or "profiler".
+  const TrainConfig defaults;
+  EXPECT_EQ(enabled_techniques(defaults), std::vector<std::string>{"debug_off"});
+  const auto debugging = train_config_from_json({{"techniques", {{"debug_mode", "anomaly"}}}}, "c");
+  EXPECT_TRUE(enabled_techniques(debugging).empty());
+  const auto some = train_config_from_json(
+      {{"techniques", {{"input_norm", true}, {"amp", "bf16"}, {"lr_schedule", {{"kind", "cosine"}}}}}}, "c");
+  EXPECT_EQ(enabled_techniques(some),
+            (std::vector<std::string>{"lr_schedule", "amp", "debug_off", "input_norm"}));
 }
 
 TEST(ConfigTest, UnknownKeyIsRejectedWithItsPath) {

@@ -24,7 +24,7 @@ struct Record {
   int64_t seed = 0;
   RunStatus status = RunStatus::kOk;
   std::string message;       // why a run is not ok; "" when it is
-  std::vector<std::string> techniques_on;
+  std::vector<std::string> techniques_on;  // registry ids whose mechanism this run applies
   std::string started_at;    // ISO 8601 UTC
   std::string finished_at;
   std::string data_source;

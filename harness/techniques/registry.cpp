@@ -66,7 +66,9 @@ std::vector<TechniqueInfo> build_registry() {
        true, [](C c) { return c.techniques.host_to_tensor; }},
       {"debug_off", 13, "anomaly detection / profiler on -> off",
        "debug modes slow training", "PyTorch performance tuning guide", kAnyDevice,
-       "techniques.debug_mode", true, [](C c) { return c.techniques.debug_mode != "off"; }},
+       "techniques.debug_mode", true,
+       // On by default, as everyone trains: its baseline is a run with debug_mode anomaly or profiler.
+       [](C c) { return c.techniques.debug_mode == "off"; }},
       {"grad_clipping", 14, "no clipping -> clip the global gradient norm",
        "stabilises RNN training at high LR", "Pascanu et al. arXiv 1211.5063", kAnyDevice,
        "techniques.grad_clipping", true, [](C c) { return c.techniques.grad_clipping > 0; }},
