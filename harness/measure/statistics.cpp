@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <random>
 
 namespace speedbench::measure {
 
@@ -31,6 +33,90 @@ Summary summarize(const std::vector<double>& values) {
   s.max = *std::max_element(values.begin(), values.end());
   s.cv = s.mean > 0 ? s.stddev / s.mean : 0.0;
   return s;
+}
+
+namespace {
+
+double median_of(std::vector<double> values) { return quantile(std::move(values), 0.5); }
+
+// Counts of arrangements of n1 + n2 distinct values by the U of the first n1: the exact null
+// distribution (f(n1, n2, u) = f(n1 - 1, n2, u - n2) + f(n1, n2 - 1, u)).
+std::vector<double> exact_u_counts(int n1, int n2) {
+  // counts[i][j] holds the distribution for sizes (i, j).
+  std::vector<std::vector<std::vector<double>>> counts(n1 + 1, std::vector<std::vector<double>>(n2 + 1));
+  for (int i = 0; i <= n1; ++i) {
+    for (int j = 0; j <= n2; ++j) {
+      auto& dist = counts[i][j];
+      dist.assign(i * j + 1, 0.0);
+      if (i == 0 || j == 0) {
+        dist[0] = 1.0;
+        continue;
+      }
+      for (int u = 0; u <= i * j; ++u) {
+        if (u - j >= 0 && u - j < static_cast<int>(counts[i - 1][j].size())) dist[u] += counts[i - 1][j][u - j];
+        if (u < static_cast<int>(counts[i][j - 1].size())) dist[u] += counts[i][j - 1][u];
+      }
+    }
+  }
+  return counts[n1][n2];
+}
+
+}  // namespace
+
+Interval bootstrap_ratio_of_medians(const std::vector<double>& baseline,
+                                    const std::vector<double>& variant, double confidence,
+                                    int resamples, uint64_t seed) {
+  Interval interval;
+  if (baseline.empty() || variant.empty()) return interval;
+  interval.estimate = median_of(variant) / median_of(baseline);
+  std::mt19937_64 rng(seed);
+  auto resample = [&rng](const std::vector<double>& sample) {
+    std::uniform_int_distribution<size_t> pick(0, sample.size() - 1);
+    std::vector<double> drawn(sample.size());
+    for (auto& value : drawn) value = sample[pick(rng)];
+    return drawn;
+  };
+  std::vector<double> ratios(resamples);
+  for (auto& ratio : ratios) ratio = median_of(resample(variant)) / median_of(resample(baseline));
+  interval.low = quantile(ratios, (1.0 - confidence) / 2.0);
+  interval.high = quantile(ratios, 1.0 - (1.0 - confidence) / 2.0);
+  return interval;
+}
+
+MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {
+  MannWhitney result;
+  const auto n1 = static_cast<int>(a.size()), n2 = static_cast<int>(b.size());
+  if (n1 == 0 || n2 == 0) return result;
+  for (double x : a) {
+    for (double y : b) result.u += x > y ? 1.0 : (x == y ? 0.5 : 0.0);
+  }
+  std::map<double, int> tie_counts;
+  for (double v : a) tie_counts[v] += 1;
+  for (double v : b) tie_counts[v] += 1;
+  const bool ties = static_cast<int>(tie_counts.size()) < n1 + n2;
+  const double mean = n1 * n2 / 2.0;
+
+  if (!ties && n1 * n2 <= 400) {
+    // Two-sided: twice the smaller tail of the exact distribution, at most 1.
+    const auto counts = exact_u_counts(n1, n2);
+    const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+    const auto u = static_cast<int>(result.u);
+    const int tail_u = result.u <= mean ? u : n1 * n2 - u;  // the distribution is symmetric
+    double tail = 0;
+    for (int k = 0; k <= tail_u; ++k) tail += counts[k];
+    result.p_value = std::min(1.0, 2.0 * tail / total);
+    result.exact = true;
+    return result;
+  }
+  const double n = n1 + n2;
+  double tie_term = 0;
+  for (const auto& [value, count] : tie_counts) tie_term += std::pow(count, 3) - count;
+  const double variance = n1 * n2 / 12.0 * ((n + 1) - tie_term / (n * (n - 1)));
+  if (variance <= 0) return result;  // every value equal: no evidence of a difference
+  const double distance = std::max(0.0, std::abs(result.u - mean) - 0.5);  // continuity
+  const double z = distance / std::sqrt(variance);
+  result.p_value = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  return result;
 }
 
 }  // namespace speedbench::measure

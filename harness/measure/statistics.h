@@ -1,6 +1,9 @@
-// Summary statistics of a sample of measurements (step times, throughputs).
+// Statistics of measurements: summaries of one sample (step times, throughputs), and the two
+// tools that compare a variant's repetitions with its baseline's: a bootstrap confidence
+// interval of the ratio of medians, and the Mann-Whitney U test.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 namespace speedbench::measure {
@@ -14,5 +17,27 @@ struct Summary {
 // Quantile by linear interpolation between order statistics (numpy's default), q in [0, 1].
 double quantile(std::vector<double> values, double q);
 Summary summarize(const std::vector<double>& values);
+
+struct Interval {
+  double estimate = 0;  // the statistic on the samples themselves
+  double low = 0, high = 0;
+};
+
+// median(variant) / median(baseline) with a percentile-bootstrap interval: both samples are
+// resampled with replacement `resamples` times (seeded: the same inputs give the same interval).
+Interval bootstrap_ratio_of_medians(const std::vector<double>& baseline,
+                                    const std::vector<double>& variant, double confidence = 0.95,
+                                    int resamples = 10000, uint64_t seed = 0);
+
+struct MannWhitney {
+  double u = 0;        // U of the first sample: pairs (a_i > b_j) + half the ties
+  double p_value = 1;  // two-sided
+  bool exact = false;  // exact null distribution (no ties, small samples) or normal approximation
+};
+
+// The two-sided Mann-Whitney U test of "a and b come from the same distribution". Exact when
+// there are no ties and n1 * n2 <= 400, else the normal approximation with tie and continuity
+// corrections (as scipy.stats.mannwhitneyu).
+MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace speedbench::measure

@@ -1,0 +1,72 @@
+// Statistics against known values: quantiles, the exact and approximate Mann-Whitney U test
+// (p-values from an independent enumeration of all arrangements, and scipy's asymptotic formula),
+// and the bootstrap interval's properties.
+#include <gtest/gtest.h>
+
+#include "harness/measure/statistics.h"
+
+namespace speedbench::measure {
+namespace {
+
+TEST(StatisticsTest, QuantilesInterpolateLikeNumpy) {
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5}, 0.1), 1.4);
+  const auto s = summarize({2, 4, 4, 4, 5, 5, 7, 9});
+  EXPECT_DOUBLE_EQ(s.mean, 5.0);
+  EXPECT_NEAR(s.stddev, 2.138089935, 1e-9);  // sample standard deviation
+  EXPECT_NEAR(s.cv, 2.138089935 / 5.0, 1e-9);
+}
+
+TEST(MannWhitneyTest, ExactPValuesOfSmallSamples) {
+  // Every value of b above every value of a: U = 0, p = 2 / C(10, 5) = 2 / 252.
+  auto separated = mann_whitney_u({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
+  EXPECT_TRUE(separated.exact);
+  EXPECT_EQ(separated.u, 0.0);
+  EXPECT_NEAR(separated.p_value, 0.007936507936507936, 1e-12);
+  // Interleaved: U = 10, p = 0.6904761904761905 (enumeration of all 252 arrangements).
+  auto interleaved = mann_whitney_u({1, 3, 5, 7, 9}, {2, 4, 6, 8, 10});
+  EXPECT_EQ(interleaved.u, 10.0);
+  EXPECT_NEAR(interleaved.p_value, 0.6904761904761905, 1e-12);
+  // Unequal sizes: U = 5, p = 0.2857142857142857 (enumeration of the 126 arrangements).
+  auto unequal = mann_whitney_u({1.1, 2.2, 3.3, 10.0}, {4.4, 5.5, 6.6, 7.7, 8.8});
+  EXPECT_EQ(unequal.u, 5.0);
+  EXPECT_NEAR(unequal.p_value, 0.2857142857142857, 1e-12);
+  // Swapping the samples mirrors U and keeps p.
+  auto swapped = mann_whitney_u({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5});
+  EXPECT_EQ(swapped.u, 25.0);
+  EXPECT_NEAR(swapped.p_value, separated.p_value, 1e-15);
+}
+
+TEST(MannWhitneyTest, TiesUseTheNormalApproximationWithCorrections) {
+  auto result = mann_whitney_u({1, 2, 2, 3, 4, 5, 5, 6}, {3, 4, 5, 6, 6, 7, 8, 9, 9, 10});
+  EXPECT_FALSE(result.exact);
+  EXPECT_EQ(result.u, 11.0);
+  EXPECT_NEAR(result.p_value, 0.010830569686182548, 1e-12);
+  EXPECT_EQ(mann_whitney_u({3, 3, 3}, {3, 3}).p_value, 1.0);  // all equal: no evidence
+}
+
+TEST(BootstrapTest, IntervalOfTheRatioOfMedians) {
+  const std::vector<double> baseline = {100, 102, 98, 101, 99, 103, 97};
+  const std::vector<double> faster = {150, 149, 152, 148, 151, 153, 147};
+  const auto interval = bootstrap_ratio_of_medians(baseline, faster);
+  EXPECT_DOUBLE_EQ(interval.estimate, 150.0 / 100.0);
+  EXPECT_LE(interval.low, interval.estimate);
+  EXPECT_GE(interval.high, interval.estimate);
+  EXPECT_GT(interval.low, 1.4);  // clearly faster: the interval excludes 1 by far
+  EXPECT_LT(interval.high, 1.6);
+  // Seeded: the same inputs give the same interval.
+  const auto again = bootstrap_ratio_of_medians(baseline, faster);
+  EXPECT_EQ(interval.low, again.low);
+  EXPECT_EQ(interval.high, again.high);
+  // Constant samples: no spread, a degenerate interval at the estimate.
+  const auto constant = bootstrap_ratio_of_medians({2, 2, 2}, {3, 3, 3});
+  EXPECT_DOUBLE_EQ(constant.low, 1.5);
+  EXPECT_DOUBLE_EQ(constant.high, 1.5);
+  // Overlapping samples: the interval straddles 1.
+  const auto same = bootstrap_ratio_of_medians(baseline, {101, 99, 100, 102, 98, 97, 103});
+  EXPECT_LT(same.low, 1.0);
+  EXPECT_GT(same.high, 1.0);
+}
+
+}  // namespace
+}  // namespace speedbench::measure
