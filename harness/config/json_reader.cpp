@@ -37,8 +37,6 @@ const nlohmann::json* JsonObjectReader::lookup(const std::string& key) {
   return &*it;
 }
 
-bool JsonObjectReader::has(const std::string& key) const { return object_.contains(key); }
-
 const nlohmann::json* JsonObjectReader::raw(const std::string& key) { return lookup(key); }
 
 bool JsonObjectReader::get_bool(const std::string& key, bool fallback) {

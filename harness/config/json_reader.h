@@ -18,7 +18,6 @@ class JsonObjectReader {
   // `path` is the dotted location of `object` inside the file ("" for the root).
   JsonObjectReader(const nlohmann::json& object, std::string file, std::string path);
 
-  bool has(const std::string& key) const;
   bool get_bool(const std::string& key, bool fallback);
   int64_t get_int(const std::string& key, int64_t fallback, int64_t min, int64_t max);
   double get_double(const std::string& key, double fallback, double min, double max);

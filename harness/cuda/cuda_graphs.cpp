@@ -5,6 +5,9 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/torch.h>
 
+#include <optional>
+
+#include "harness/techniques/amp.h"
 #include "harness/techniques/cuda_graphs.h"
 #include "harness/techniques/zero_grad.h"
 #include "harness/train/evaluate.h"
@@ -30,6 +33,8 @@ class CudaGraphTrainingStep : public CapturedTrainingStep {
       : static_inputs_(inputs.clone()), static_targets_(targets.clone()) {
     const auto parameters = workload.module->parameters();
     auto step = [&] {
+      std::optional<AutocastGuard> autocast;  // amp bf16 applies inside the graph as well
+      if (config.techniques.amp == "bf16") autocast.emplace(c10::DeviceType::CUDA, torch::kBFloat16);
       static_loss_ = classification_loss(workload.train_forward(static_inputs_, config), static_targets_);
       static_loss_.backward();
       optimizer.step();

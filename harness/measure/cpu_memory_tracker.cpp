@@ -18,7 +18,6 @@ constexpr size_t kHeaderBytes = 64;
 
 std::atomic<int64_t> g_current_bytes{0};
 std::atomic<int64_t> g_peak_bytes{0};
-std::atomic<int64_t> g_allocations{0};
 
 void raise_peak(int64_t candidate) {
   int64_t peak = g_peak_bytes.load(std::memory_order_relaxed);
@@ -42,7 +41,6 @@ class TrackingCpuAllocator final : public c10::Allocator {
     *reinterpret_cast<int64_t*>(block) = static_cast<int64_t>(nbytes);
     const auto now = g_current_bytes.fetch_add(nbytes, std::memory_order_relaxed) + nbytes;
     raise_peak(now);
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
     void* payload = block + kHeaderBytes;
     // data == context: raw_allocate()/raw_deleter() callers rely on it.
     return {payload, payload, &tracked_free, c10::Device(c10::DeviceType::CPU)};
@@ -67,7 +65,6 @@ CpuMemoryTracker& CpuMemoryTracker::install() {
 int64_t CpuMemoryTracker::current_bytes() const { return g_current_bytes.load(); }
 int64_t CpuMemoryTracker::peak_bytes() const { return g_peak_bytes.load(); }
 void CpuMemoryTracker::reset_peak() { g_peak_bytes.store(g_current_bytes.load()); }
-int64_t CpuMemoryTracker::allocation_count() const { return g_allocations.load(); }
 
 int64_t peak_rss_bytes() {
   rusage usage{};

@@ -19,7 +19,6 @@ class CpuMemoryTracker {
   int64_t peak_bytes() const;
   // Starts a new peak window at the current level (e.g. at the start of training).
   void reset_peak();
-  int64_t allocation_count() const;
 };
 
 // Peak resident set size of this process so far, in bytes (getrusage).

@@ -241,7 +241,8 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
             std::optional<AutocastGuard> autocast_guard;
             if (autocast) autocast_guard.emplace(device.type(), amp_dtype);
             loss = classification_loss(workload.train_forward(input_slices[k], config),
-                                       target_slices[k]) / static_cast<double>(micro_batches);
+                                       target_slices[k]);
+            if (micro_batches > 1) loss = loss / static_cast<double>(micro_batches);
           }
           (scaler ? scaler->scale_loss(loss) : loss).backward();
           step_loss = step_loss.defined() ? step_loss + loss.detach() : loss.detach();

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <functional>
-#include <stdexcept>
 #include <string>
 
 #include "harness/config/train_config.h"
