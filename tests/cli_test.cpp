@@ -1,6 +1,8 @@
 // End-to-end tests of the speedbench binary: exit codes, messages, and the files it writes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "harness/results/records_file.h"
 #include "tests/test_support.h"
 
@@ -88,40 +90,133 @@ TEST(CliTest, CudaRunWithoutAGpuIsRecordedAsNotApplicable) {
   EXPECT_NE(written[0].message.find("no CUDA device"), std::string::npos);
 }
 
+// A grid of two variants (SGD, Adam) of the tiny config, `repetitions` times.
+std::string mini_suite(int repetitions) {
+  return std::string(R"({
+    "name": "mini", "design": "grid", "repetitions": )") + std::to_string(repetitions) + R"(,
+    "base": )" + kTinyConfig + R"(,
+    "workloads": [{"name": "tiny"}],
+    "variants": [{"name": "sgd"}, {"name": "adam", "config": {"optimizer": {"name": "adam", "lr": 0.001}}}]
+  })";
+}
+
+std::filesystem::path only_run_folder(const std::string& suite_root) {
+  std::vector<std::filesystem::path> folders;
+  for (const auto& entry : std::filesystem::directory_iterator(suite_root)) folders.push_back(entry.path());
+  EXPECT_EQ(folders.size(), 1u);
+  return folders.at(0);
+}
+
 TEST(CliTest, SuiteRunsEachEntryInItsOwnProcessAndRecordsAll) {
   TempDir dir;
-  write_text(dir.file("suite.json"), std::string(R"({
-    "name": "mini", "repetitions": 2,
-    "base": )") + kTinyConfig + R"(,
-    "runs": [{"variant": "sgd"}, {"variant": "adam", "config": {"optimizer": {"name": "adam", "lr": 0.001}}}]
-  })");
+  write_text(dir.file("suite.json"), mini_suite(2));
   const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
                                   " --out " + dir.file("results"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("[4/4] adam (rep 1)"), std::string::npos) << result.output;
-  const auto folder = std::filesystem::directory_iterator(dir.file("results/mini"))->path();
+  EXPECT_NE(result.output.find("[4/4] tiny / adam (rep 1)"), std::string::npos) << result.output;
+  const auto folder = only_run_folder(dir.file("results/mini"));
   const auto records = read_records((folder / "runs.jsonl").string());
   ASSERT_EQ(records.size(), 4u);
   // Interleaved: A B A B, and each repetition has its own seed.
   EXPECT_EQ(records[0].variant, "sgd");
+  EXPECT_EQ(records[0].workload, "tiny");
   EXPECT_EQ(records[1].variant, "adam");
   EXPECT_EQ(records[1].config["optimizer"]["name"], "adam");
   EXPECT_EQ(records[2].repetition, 1);
   EXPECT_EQ(records[2].seed, records[0].seed + 1);
+  EXPECT_TRUE(std::filesystem::exists(folder / "plan.json"));
 }
 
-TEST(CliTest, SuiteWithABadRunIsRejectedBeforeAnythingRuns) {
+TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), mini_suite(3));
+  const auto run = speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " + dir.file("results");
+  // Interrupt (SIGINT, as Ctrl-C) once the first record is written: the run in flight is dropped.
+  const auto interrupted = run_command(
+      "(" + run + " & pid=$!; for i in $(seq 600); do "
+      "[ -s \"$(ls " + dir.file("results/mini") + "/*/runs.jsonl 2>/dev/null | head -1)\" ] && break; "
+      "sleep 0.05; done; kill -INT $pid; wait $pid; echo exit=$?)");
+  EXPECT_NE(interrupted.output.find("exit=130"), std::string::npos) << interrupted.output;
+  EXPECT_NE(interrupted.output.find("interrupted"), std::string::npos) << interrupted.output;
+  EXPECT_NE(interrupted.output.find("--resume"), std::string::npos) << interrupted.output;
+  const auto folder = only_run_folder(dir.file("results/mini"));
+  const auto before = read_records((folder / "runs.jsonl").string()).size();
+  EXPECT_GE(before, 1u);
+  EXPECT_LT(before, 6u);
+
+  const auto resumed = run_command(run + " --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resuming: " + std::to_string(before) + " runs already recorded"),
+            std::string::npos) << resumed.output;
+  const auto records = read_records((only_run_folder(dir.file("results/mini")) / "runs.jsonl").string());
+  std::vector<int64_t> indexes;
+  for (const auto& r : records) indexes.push_back(r.run_index);
+  std::sort(indexes.begin(), indexes.end());
+  EXPECT_EQ(indexes, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  for (const auto& r : records) EXPECT_EQ(r.status, RunStatus::kOk) << r.message;
+
+  // A different plan (another selection) is not resumed into this folder.
+  const auto other = run_command(run + " --resume --exclude adam");
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("field '--resume': no earlier run of suite mini"), std::string::npos)
+      << other.output;
+}
+
+TEST(CliTest, SuiteWithABadVariantIsRejectedBeforeAnythingRuns) {
   TempDir dir;
   write_text(dir.file("suite.json"), R"({
-    "name": "bad", "base": {},
-    "runs": [{"variant": "ok"}, {"variant": "broken", "config": {"optimizer": {"lr": "fast"}}}]
+    "name": "bad", "base": {}, "workloads": [{"name": "w"}],
+    "variants": [{"name": "ok"}, {"name": "broken", "config": {"optimizer": {"lr": "fast"}}}]
   })");
   const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
                                   " --out " + dir.file("results"));
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("runs[1] (variant broken) optimizer.lr"), std::string::npos)
+  EXPECT_NE(result.output.find("variants[1] (broken) on workload w: optimizer.lr"), std::string::npos)
       << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
+}
+
+TEST(CliTest, CudaSuiteOnAMachineWithoutGpuIsAClearError) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), R"({
+    "name": "g", "device": "cuda", "workloads": [{"name": "w"}],
+    "variants": [{"name": "a"}, {"name": "b", "config": {"techniques": {"tf32": true}}}]
+  })");
+  const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
+                                  " --out " + dir.file("results"));
+  if (result.output.find("suite g:") != std::string::npos) GTEST_SKIP() << "this machine has a GPU";
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("field 'device': this suite is for \"cuda\" but no CUDA device"),
+            std::string::npos) << result.output;
+}
+
+// CI's gate: verify exits 1 when a gating claim is refuted, 0 when every one is confirmed.
+TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
+  TempDir dir;
+  speedbench::testing::write_synthetic_results(dir.file("run/runs.jsonl"));
+  auto claims = [](const std::string& threshold) {
+    return R"({"claims": [
+      {"id": "fast-is-faster", "technique": "fast", "metric": "throughput", "direction": ">=",
+       "threshold": )" + threshold + R"(, "gate": true, "source": "test"},
+      {"id": "fast-uses-half", "technique": "fast", "metric": "peak_bytes", "direction": "<=",
+       "threshold": 0.5, "gate": true, "source": "test"}]})";
+  };
+  write_text(dir.file("confirmed.json"), claims("1.3"));
+  write_text(dir.file("refuted.json"), claims("2.0"));
+  const auto ok = run_command(speedbench_cli() + " verify " + dir.file("run") + " --claims " + dir.file("confirmed.json"));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("2 of 2 gating claims (device cpu) confirmed"), std::string::npos) << ok.output;
+  const auto refuted = run_command(speedbench_cli() + " verify " + dir.file("run") + " --claims " + dir.file("refuted.json"));
+  EXPECT_EQ(refuted.exit_code, 1) << refuted.output;
+  EXPECT_NE(refuted.output.find("gate failed: fast-is-faster is refuted"), std::string::npos) << refuted.output;
+
+  const auto report = run_command(speedbench_cli() + " report " + dir.file("run") + " --claims " + dir.file("refuted.json"));
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_TRUE(std::filesystem::file_size(dir.file("run/report.md")) > 0);
+  EXPECT_TRUE(std::filesystem::file_size(dir.file("run/summary.json")) > 0);
+  const auto missing = run_command(speedbench_cli() + " report " + dir.file("nothing"));
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("no records here"), std::string::npos) << missing.output;
 }
 
 }  // namespace

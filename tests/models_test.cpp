@@ -4,6 +4,7 @@
 
 #include "harness/config/config_loader.h"
 #include "harness/train/workload.h"
+#include "models/flops.h"
 #include "models/recurrent.h"
 #include "models/resnet.h"
 
@@ -82,3 +83,25 @@ TEST(WorkloadTest, BuildModelSizesTheRowRnnToTheImageWidth) {
 
 }  // namespace
 }  // namespace speedbench::models
+
+namespace speedbench {
+namespace {
+
+// Hand-counted: stem 225,792; stage 1: 2 x 3,612,672; stage 2 (14x14): 1,806,336 + 3,612,672 +
+// 200,704 (1x1 shortcut); stage 3 (7x7): the same; head 1,280.
+TEST(ModelFlopsTest, ResNet8OnFashionMnistCountsEveryConvolution) {
+  const auto options = models::cifar_resnet_options(8, {16, 32, 64});
+  EXPECT_DOUBLE_EQ(models::resnet_forward_flops(options, 28, 28), 18691840.0);
+}
+
+TEST(ModelFlopsTest, RecurrentCountsGatesPerStepAndTheHead) {
+  models::RecurrentOptions options;  // LSTM, 28 inputs, 128 hidden, 10 outputs
+  EXPECT_DOUBLE_EQ(models::recurrent_forward_flops(options, 28, false), 2.0 * 4 * 128 * 156 * 28 + 2560);
+  options.cell = "gru";
+  options.layers = 2;
+  EXPECT_DOUBLE_EQ(models::recurrent_forward_flops(options, 10, true),
+                   2.0 * 3 * 128 * (156 + 256) * 10 + 2560.0 * 10);
+}
+
+}  // namespace
+}  // namespace speedbench

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/record.h"
+#include "harness/results/records_file.h"
+
 namespace speedbench::testing {
 
 // A fresh folder under the system temp dir, removed with everything in it at scope exit.
@@ -58,5 +61,33 @@ inline CommandResult run_command(const std::string& command) {
   return result;
 }
 
+// A record as a suite run would write it, with the numbers a report compares.
+inline Record synthetic_record(const std::string& workload, const std::string& variant,
+                               int64_t repetition, double samples_per_s, int64_t peak_bytes) {
+  Record r;
+  r.suite = "synthetic";
+  r.workload = workload;
+  r.variant = variant;
+  r.repetition = repetition;
+  r.config = {{"device", "cpu"}, {"workload", workload}};
+  r.metrics.steps = 10;
+  r.metrics.samples_per_s = samples_per_s;
+  if (samples_per_s > 0) r.metrics.step_ms = {1000.0 / samples_per_s};
+  r.metrics.peak_allocated_bytes = peak_bytes;
+  r.metrics.parameter_count = 1000;
+  r.metrics.final_test_accuracy = 0.9;
+  r.environment = {{"host", "test"}};
+  return r;
+}
+
+// Baseline at 100 samples/s and 1000 bytes; "fast" at 140..160 samples/s and 500 bytes: a
+// throughput ratio of 1.5 with an interval around it, a memory ratio of exactly 0.5.
+inline void write_synthetic_results(const std::string& records_path) {
+  const double fast[] = {140, 145, 150, 155, 160};
+  for (int rep = 0; rep < 5; ++rep) {
+    append_record(records_path, synthetic_record("w", "baseline", rep, 100, 1000));
+    append_record(records_path, synthetic_record("w", "fast", rep, fast[rep], 500));
+  }
+}
 
 }  // namespace speedbench::testing

@@ -19,6 +19,17 @@ namespace speedbench {
 
 namespace {
 
+// One line under the suite runner's progress line.
+void print_brief_summary(const Record& r) {
+  const auto& m = r.metrics;
+  if (r.status != RunStatus::kOk) {
+    std::printf("  %s: %s\n", to_string(r.status).c_str(), r.message.c_str());
+    return;
+  }
+  std::printf("  ok: %.0f samples/s, test accuracy %.4f, peak %.1f MiB, %.1f s\n", m.samples_per_s,
+              m.final_test_accuracy, m.peak_allocated_bytes / 1048576.0, m.train_wall_s);
+}
+
 void print_summary(const Record& r, const std::string& records_path) {
   const auto& m = r.metrics;
   std::printf("%s / %s: %s%s%s\n", r.workload.c_str(), r.variant.c_str(), to_string(r.status).c_str(),
@@ -70,18 +81,29 @@ int command_run_one(const RunOneArgs& args) {
   }
   const Record record = execute_run(config, identity, progress);
   append_record(records_path, record);
-  print_summary(record, records_path);
+  if (args.brief) {
+    print_brief_summary(record);
+  } else {
+    print_summary(record, records_path);
+  }
   return 0;
 }
 
 int command_run_suite(const RunSuiteArgs& args) {
-  const auto suite = load_suite(args.suite_path);
+  const auto suite = load_suite(args.suite_path, SuiteSelection{args.only, args.exclude});
+  if (suite.device == "cuda" && !cuda_device_available()) {
+    throw ConfigError(args.suite_path, "device",
+                      "this suite is for \"cuda\" but no CUDA device is available on this machine; "
+                      "run a CPU suite (suites/smoke.json, suites/cpu-full.json) here");
+  }
   SuiteRunOptions options;
+  options.resume = args.resume;
   options.results_root = args.results_root;
   options.executable = args.executable;
   options.data_root = args.data_root;
   const auto summary = run_suite(suite, options);
   std::printf("records: %s\n", summary.records_path.c_str());
+  if (summary.interrupted) return 130;
   return summary.crashed > 0 ? 1 : 0;  // diverged/oom runs are results, a crash is a failure
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/suite/run_one.h"
 
@@ -14,6 +15,7 @@ struct RunOneArgs {
   std::string data_root;
   RunIdentity identity;
   bool quiet = false;
+  bool brief = false;  // a one-line summary (under the suite runner's progress line)
 };
 
 struct RunSuiteArgs {
@@ -21,6 +23,14 @@ struct RunSuiteArgs {
   std::string results_root = "results";
   std::string data_root;
   std::string executable;
+  bool resume = false;
+  std::vector<std::string> only, exclude;
+};
+
+struct ReportArgs {
+  std::string results_dir;          // a run folder or its runs.jsonl
+  std::string claims_path = "suites/claims.json";
+  bool claims_required = false;     // verify needs the claims; report goes on without them
 };
 
 struct LrFindArgs {
@@ -37,5 +47,8 @@ int command_run_one(const RunOneArgs& args);
 int command_run_suite(const RunSuiteArgs& args);
 int command_list();
 int command_lr_find(const LrFindArgs& args);
+// report_commands.cpp
+int command_report(const ReportArgs& args);  // writes report.md and summary.json into the folder
+int command_verify(const ReportArgs& args);  // 1 when a gating claim is not confirmed
 
 }  // namespace speedbench

@@ -1,6 +1,8 @@
 // speedbench: the command line.
 //   speedbench run-one --config FILE      train one config, append its record, print a summary
-//   speedbench run --suite FILE           run every entry of a suite, each in its own process
+//   speedbench run --suite FILE           run a suite's plan, each run in its own process
+//   speedbench report DIR                 comparisons with intervals: report.md, summary.json
+//   speedbench verify DIR                 claims -> verdicts; exit 1 if a gating claim fails
 //   speedbench list                       workloads and techniques
 //   speedbench lr-find --config FILE      LR range test, suggests a peak LR
 // Bad input exits with code 2 and one line naming the file, field and what was expected.
@@ -31,12 +33,30 @@ int main(int argc, char** argv) {
   run_one_cmd->add_option("--repetition", run_one.identity.repetition, "Repetition number");
   run_one_cmd->add_option("--data-root", run_one.data_root, "Read the dataset from this folder");
   run_one_cmd->add_flag("--quiet", run_one.quiet, "No progress lines");
+  run_one_cmd->add_flag("--brief", run_one.brief, "A one-line summary");
 
   RunSuiteArgs run_suite_args;
   auto* run_cmd = app.add_subcommand("run", "Run a suite (each run in a child process)");
   run_cmd->add_option("--suite", run_suite_args.suite_path, "Suite JSON file")->required();
   run_cmd->add_option("--out", run_suite_args.results_root, "Results root folder")->capture_default_str();
   run_cmd->add_option("--data-root", run_suite_args.data_root, "Read datasets from this folder");
+  run_cmd->add_flag("--resume", run_suite_args.resume,
+                    "Continue the newest run of this suite with the same plan: skip recorded runs");
+  run_cmd->add_option("--only", run_suite_args.only, "Techniques (or variants) to run, comma-separated")
+      ->delimiter(',');
+  run_cmd->add_option("--exclude", run_suite_args.exclude, "Techniques (or variants) to leave out")
+      ->delimiter(',');
+
+  ReportArgs report_args;
+  auto* report_cmd = app.add_subcommand("report", "Report a run folder: report.md, summary.json");
+  report_cmd->add_option("dir", report_args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
+  report_cmd->add_option("--claims", report_args.claims_path, "Claims registry")->capture_default_str();
+
+  ReportArgs verify_args;
+  verify_args.claims_required = true;
+  auto* verify_cmd = app.add_subcommand("verify", "Verdicts on claims; exit 1 if a gating claim is not confirmed");
+  verify_cmd->add_option("dir", verify_args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
+  verify_cmd->add_option("--claims", verify_args.claims_path, "Claims registry")->capture_default_str();
 
   auto* list_cmd = app.add_subcommand("list", "List workloads and techniques");
 
@@ -56,6 +76,8 @@ int main(int argc, char** argv) {
       run_suite_args.executable = std::filesystem::canonical("/proc/self/exe").string();
       return command_run_suite(run_suite_args);
     }
+    if (*report_cmd) return command_report(report_args);
+    if (*verify_cmd) return command_verify(verify_args);
     if (*list_cmd) return command_list();
     if (*lr_find_cmd) return command_lr_find(lr_find);
   } catch (const ConfigError& error) {

@@ -63,12 +63,16 @@ std::vector<double> exact_u_counts(int n1, int n2) {
 
 }  // namespace
 
-Interval bootstrap_ratio_of_medians(const std::vector<double>& baseline,
-                                    const std::vector<double>& variant, double confidence,
-                                    int resamples, uint64_t seed) {
+namespace {
+
+// Percentile bootstrap of combine(median(variant), median(baseline)): both samples resampled with
+// replacement, seeded so that the same inputs give the same interval.
+template <typename Combine>
+Interval bootstrap_medians(const std::vector<double>& baseline, const std::vector<double>& variant,
+                           double confidence, int resamples, uint64_t seed, Combine combine) {
   Interval interval;
   if (baseline.empty() || variant.empty()) return interval;
-  interval.estimate = median_of(variant) / median_of(baseline);
+  interval.estimate = combine(median_of(variant), median_of(baseline));
   std::mt19937_64 rng(seed);
   auto resample = [&rng](const std::vector<double>& sample) {
     std::uniform_int_distribution<size_t> pick(0, sample.size() - 1);
@@ -76,11 +80,29 @@ Interval bootstrap_ratio_of_medians(const std::vector<double>& baseline,
     for (auto& value : drawn) value = sample[pick(rng)];
     return drawn;
   };
-  std::vector<double> ratios(resamples);
-  for (auto& ratio : ratios) ratio = median_of(resample(variant)) / median_of(resample(baseline));
-  interval.low = quantile(ratios, (1.0 - confidence) / 2.0);
-  interval.high = quantile(ratios, 1.0 - (1.0 - confidence) / 2.0);
+  std::vector<double> statistics(resamples);
+  for (auto& statistic : statistics) {
+    statistic = combine(median_of(resample(variant)), median_of(resample(baseline)));
+  }
+  interval.low = quantile(statistics, (1.0 - confidence) / 2.0);
+  interval.high = quantile(statistics, 1.0 - (1.0 - confidence) / 2.0);
   return interval;
+}
+
+}  // namespace
+
+Interval bootstrap_ratio_of_medians(const std::vector<double>& baseline,
+                                    const std::vector<double>& variant, double confidence,
+                                    int resamples, uint64_t seed) {
+  return bootstrap_medians(baseline, variant, confidence, resamples, seed,
+                           [](double v, double b) { return v / b; });
+}
+
+Interval bootstrap_difference_of_medians(const std::vector<double>& baseline,
+                                         const std::vector<double>& variant, double confidence,
+                                         int resamples, uint64_t seed) {
+  return bootstrap_medians(baseline, variant, confidence, resamples, seed,
+                           [](double v, double b) { return v - b; });
 }
 
 MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {

@@ -29,6 +29,12 @@ Interval bootstrap_ratio_of_medians(const std::vector<double>& baseline,
                                     const std::vector<double>& variant, double confidence = 0.95,
                                     int resamples = 10000, uint64_t seed = 0);
 
+// median(variant) - median(baseline), the same way (for accuracy deltas).
+Interval bootstrap_difference_of_medians(const std::vector<double>& baseline,
+                                         const std::vector<double>& variant,
+                                         double confidence = 0.95, int resamples = 10000,
+                                         uint64_t seed = 0);
+
 struct MannWhitney {
   double u = 0;        // U of the first sample: pairs (a_i > b_j) + half the ties
   double p_value = 1;  // two-sided

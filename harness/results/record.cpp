@@ -40,6 +40,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"samples_trained", m.samples_trained},
       {"step_ms", m.step_ms},
       {"step_losses", m.step_losses},
+      {"step_lrs", m.step_lrs},
       {"step_ms_summary",
        {{"median", steps.median}, {"mean", steps.mean}, {"p10", steps.p10}, {"p90", steps.p90},
         {"cv", steps.cv}}},
@@ -47,10 +48,12 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"samples_per_s", m.samples_per_s},
       {"train_wall_s", m.train_wall_s},
       {"eval_wall_s", m.eval_wall_s},
+      {"resident_bytes", m.resident_bytes},
       {"peak_allocated_bytes", m.peak_allocated_bytes},
       {"eval_peak_allocated_bytes", m.eval_peak_allocated_bytes},
       {"peak_rss_bytes", m.peak_rss_bytes},
       {"parameter_count", m.parameter_count},
+      {"train_flops_per_sample", m.train_flops_per_sample},
       {"host_syncs", m.host_syncs},
       {"final_train_loss", m.final_train_loss},
       {"final_test_loss", m.final_test_loss},
@@ -72,6 +75,11 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   m.samples_trained = field<int64_t>(j, "samples_trained");
   m.step_ms = field<std::vector<double>>(j, "step_ms");
   m.step_losses = field<std::vector<double>>(j, "step_losses");
+  if (j.contains("step_lrs")) m.step_lrs = field<std::vector<double>>(j, "step_lrs");
+  if (j.contains("resident_bytes")) m.resident_bytes = field<int64_t>(j, "resident_bytes");
+  if (j.contains("train_flops_per_sample")) {
+    m.train_flops_per_sample = field<double>(j, "train_flops_per_sample");
+  }
   m.data_wait_ms_total = field<double>(j, "data_wait_ms_total");
   m.samples_per_s = field<double>(j, "samples_per_s");
   m.train_wall_s = field<double>(j, "train_wall_s");

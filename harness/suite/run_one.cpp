@@ -31,8 +31,7 @@ Record base_record(const TrainConfig& config, const RunIdentity& identity) {
 
 // "" when the run can happen on this machine, else why not.
 std::string why_not_applicable(const TrainConfig& config) {
-  const auto& cuda = at::detail::getCUDAHooks();
-  if (config.device == "cuda" && !(cuda.hasCUDA() && cuda.getNumGPUs() > 0)) {
+  if (config.device == "cuda" && !cuda_device_available()) {
     return "device \"cuda\" requested, but no CUDA device is available on this machine";
   }
   for (const auto& id : enabled_techniques(config)) {
@@ -48,6 +47,11 @@ bool is_out_of_memory(const std::string& message) {
 }
 
 }  // namespace
+
+bool cuda_device_available() {
+  const auto& cuda = at::detail::getCUDAHooks();
+  return cuda.hasCUDA() && cuda.getNumGPUs() > 0;
+}
 
 std::string make_run_id() { return utc_now("%Y%m%d-%H%M%S") + "-" + std::to_string(::getpid()); }
 

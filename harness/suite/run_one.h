@@ -18,6 +18,9 @@ struct RunIdentity {
   int64_t repetition = 0;
 };
 
+// Whether this process can run on a CUDA device.
+bool cuda_device_available();
+
 // A new run id: UTC time to the second plus the process id (sorts by time, unique per host).
 std::string make_run_id();
 

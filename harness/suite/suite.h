@@ -1,8 +1,19 @@
-// A suite: named runs of one base config with per-run overrides, repeated and interleaved.
-// Minimal format (deepened by the suites issue):
-//   {"name": "smoke", "description": "...", "repetitions": 1,
-//    "base": {TrainConfig fields},
-//    "runs": [{"variant": "resnet8", "config": {fields merged over base (JSON merge patch)}}]}
+// A suite: workloads, a base config, and a design that turns technique toggles into variants,
+// repeated and interleaved into a plan, plus the comparisons the report will make.
+//
+//   {"name": "smoke", "description": "...", "device": "cpu", "repetitions": 3,
+//    "design": "one_at_a_time",            one_at_a_time | leave_one_out | grid | scaling
+//    "order": "interleaved",               interleaved (A B C A B C) | shuffled (each repetition
+//                                          in its own seeded random order)
+//    "base": {TrainConfig fields shared by every run},
+//    "workloads": [{"name": "resnet8", "config": {fields merged over base}}],
+//    "techniques": [{"id": "amp", "config": {...}, "workloads": ["resnet8"]},    one_at_a_time,
+//                   {"id": "debug_off", "off_config": {...}}],                  leave_one_out
+//    "variants": [{"name": "all_off", "config": {...}}, ...],   grid: the first is the baseline
+//    "sweep": {"field": "batch_size", "values": [64, 128, 256]}} scaling: the first is the baseline
+//
+// A technique's `config` turns it on; `off_config` turns off one that is on by default. Each is
+// checked: the variant must really switch the technique (by the registry), never be a label.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,11 +25,29 @@
 
 namespace speedbench {
 
+// One variant of one workload: a complete config.
+struct SuiteVariant {
+  std::string workload;
+  std::string name;
+  nlohmann::json config_json;  // resolved (base + workload + variant)
+  TrainConfig config;
+};
+
+// What the report compares: `variant` against `baseline`, both of `workload`. `label` names the
+// effect measured: a technique id, "all" (every technique at once) or a grid/scaling variant.
+struct Comparison {
+  std::string workload;
+  std::string label;
+  std::string baseline;
+  std::string variant;
+};
+
 struct PlannedRun {
-  int64_t index = 0;        // position in the plan
+  int64_t index = 0;  // position in the plan
+  std::string workload;
   std::string variant;
   int64_t repetition = 0;
-  nlohmann::json config_json;  // the resolved config (base + overrides)
+  nlohmann::json config_json;  // the resolved config, this repetition's seed included
   TrainConfig config;
 };
 
@@ -26,11 +55,29 @@ struct Suite {
   std::string name;
   std::string description;
   std::string file;
-  std::vector<PlannedRun> plan;  // repetitions interleaved: A B C A B C ...
+  std::string device = "cpu";
+  std::string design = "grid";
+  int64_t repetitions = 1;
+  std::vector<SuiteVariant> variants;
+  std::vector<Comparison> comparisons;
+  std::vector<PlannedRun> plan;
 };
 
-// Loads and validates a suite: every run's resolved config is checked before anything runs.
-Suite load_suite(const std::string& path);
-Suite suite_from_json(const nlohmann::json& json, const std::string& file);
+// --only / --exclude: technique ids (one_at_a_time, leave_one_out) or variant names (grid,
+// scaling) to keep or drop. Baselines always run.
+struct SuiteSelection {
+  std::vector<std::string> only;
+  std::vector<std::string> exclude;
+};
+
+// Loads and validates a suite: every variant's config is checked before anything runs.
+Suite load_suite(const std::string& path, const SuiteSelection& selection = {});
+Suite suite_from_json(const nlohmann::json& json, const std::string& file,
+                      const SuiteSelection& selection = {});
+
+// The plan and comparisons as JSON (written as plan.json beside the records: what the report
+// compares, and what --resume checks before it continues a run).
+nlohmann::json suite_plan_to_json(const Suite& suite);
+std::vector<Comparison> comparisons_from_plan_json(const nlohmann::json& plan);
 
 }  // namespace speedbench

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "harness/config/config_error.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/run_one.h"
 
@@ -22,6 +24,15 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+// The child in flight and whether the user asked the suite to stop (set by the signal handler).
+volatile sig_atomic_t g_child_pid = 0;
+volatile sig_atomic_t g_stop_signal = 0;
+
+void forward_and_stop(int signal) {
+  g_stop_signal = signal;
+  if (g_child_pid > 0) ::kill(static_cast<pid_t>(g_child_pid), signal);
+}
+
 // Runs `argv` and waits; returns a description of an abnormal end, "" for exit code 0.
 std::string run_child(const std::vector<std::string>& argv) {
   std::vector<char*> args;
@@ -31,9 +42,12 @@ std::string run_child(const std::vector<std::string>& argv) {
   if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) {
     return "could not start " + argv[0];
   }
+  g_child_pid = pid;
+  if (g_stop_signal != 0) ::kill(pid, g_stop_signal);  // the signal came while spawning
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
   }
+  g_child_pid = 0;
   if (WIFSIGNALED(status)) {
     return "run process killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
            strsignal(WTERMSIG(status)) + ")";
@@ -42,6 +56,28 @@ std::string run_child(const std::vector<std::string>& argv) {
     return "run process exited with code " + std::to_string(WEXITSTATUS(status));
   }
   return "";
+}
+
+// The run folder: a new one, or with --resume the newest earlier one whose plan is this plan.
+fs::path choose_folder(const Suite& suite, const nlohmann::json& plan, const SuiteRunOptions& options) {
+  const auto suite_root = fs::path(options.results_root) / suite.name;
+  if (!options.resume) return suite_root / make_run_id();
+  std::vector<fs::path> candidates;
+  if (fs::is_directory(suite_root)) {
+    for (const auto& entry : fs::directory_iterator(suite_root)) {
+      if (fs::exists(entry.path() / "plan.json")) candidates.push_back(entry.path());
+    }
+  }
+  std::sort(candidates.rbegin(), candidates.rend());  // run ids sort by time: newest first
+  for (const auto& folder : candidates) {
+    std::ifstream in(folder / "plan.json");
+    const auto earlier = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!earlier.is_discarded() && earlier.value("runs", nlohmann::json()) == plan["runs"]) return folder;
+  }
+  throw ConfigError("command line", "--resume",
+                    "no earlier run of suite " + suite.name + " under " + suite_root.string() +
+                        " has this plan (same suite file, repetitions, --only/--exclude); run "
+                        "without --resume to start a new one");
 }
 
 std::string format_duration(double seconds) {
@@ -59,21 +95,49 @@ std::string format_duration(double seconds) {
 }  // namespace
 
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
-  const auto run_id = make_run_id();
-  const fs::path folder = fs::path(options.results_root) / suite.name / run_id;
+  const auto plan = suite_plan_to_json(suite);
+  const auto folder = choose_folder(suite, plan, options);
+  const auto run_id = folder.filename().string();
   fs::create_directories(folder);
   SuiteRunSummary summary;
   summary.records_path = (folder / "runs.jsonl").string();
+  std::set<int64_t> recorded;
+  if (fs::exists(folder / "plan.json")) {
+    if (fs::exists(summary.records_path)) {
+      for (const auto& record : read_records(summary.records_path)) recorded.insert(record.run_index);
+    }
+  } else {
+    std::ofstream(folder / "plan.json") << plan.dump(1) << "\n";
+  }
   std::fprintf(stderr, "suite %s: %zu runs -> %s\n", suite.name.c_str(), suite.plan.size(),
                summary.records_path.c_str());
+  if (!recorded.empty()) {
+    std::fprintf(stderr, "resuming: %zu runs already recorded\n", recorded.size());
+  }
+
+  g_stop_signal = 0;
+  struct sigaction action {};
+  action.sa_handler = forward_and_stop;
+  struct sigaction previous_int {}, previous_term {};
+  sigaction(SIGINT, &action, &previous_int);
+  sigaction(SIGTERM, &action, &previous_term);
 
   const auto suite_start = Clock::now();
+  const auto to_run = static_cast<int64_t>(suite.plan.size() - recorded.size());
+  int64_t started = 0;
   for (const auto& run : suite.plan) {
+    if (recorded.count(run.index) > 0) {
+      summary.skipped += 1;
+      continue;
+    }
+    if (g_stop_signal != 0) break;
     const auto elapsed = std::chrono::duration<double>(Clock::now() - suite_start).count();
-    const auto eta = run.index > 0 ? elapsed / run.index * (suite.plan.size() - run.index) : 0.0;
-    std::fprintf(stderr, "[%lld/%zu] %s (rep %lld)%s\n", static_cast<long long>(run.index + 1),
-                 suite.plan.size(), run.variant.c_str(), static_cast<long long>(run.repetition),
-                 run.index > 0 ? ("  ETA " + format_duration(eta)).c_str() : "");
+    const auto eta = started > 0 ? elapsed / started * (to_run - started) : 0.0;
+    std::fprintf(stderr, "[%lld/%zu] %s / %s (rep %lld)%s\n", static_cast<long long>(run.index + 1),
+                 suite.plan.size(), run.workload.c_str(), run.variant.c_str(),
+                 static_cast<long long>(run.repetition),
+                 started > 0 ? ("  ETA " + format_duration(eta)).c_str() : "");
+    started += 1;
 
     const auto config_path = folder / (".run-" + std::to_string(run.index) + ".config.json");
     std::ofstream(config_path) << run.config_json.dump(2);
@@ -84,13 +148,15 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
                                      "--suite", suite.name,
                                      "--variant", run.variant,
                                      "--run-index", std::to_string(run.index),
-                                     "--repetition", std::to_string(run.repetition)};
+                                     "--repetition", std::to_string(run.repetition),
+                                     "--brief"};
     if (!options.data_root.empty()) {
       argv.insert(argv.end(), {"--data-root", options.data_root});
     }
     RunIdentity identity{run_id, suite.name, run.variant, run.index, run.repetition};
     const auto failure = run_child(argv);
     fs::remove(config_path);
+    if (g_stop_signal != 0) break;  // the run in flight was interrupted: it is not a result
 
     Record last;
     if (!failure.empty()) {
@@ -108,10 +174,22 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
       default: summary.diverged_or_oom += 1; break;
     }
   }
-  std::fprintf(stderr, "suite %s: %d ok, %d diverged/oom, %d not applicable, %d crashed in %s\n",
+  sigaction(SIGINT, &previous_int, nullptr);
+  sigaction(SIGTERM, &previous_term, nullptr);
+  const auto took = format_duration(std::chrono::duration<double>(Clock::now() - suite_start).count());
+  if (g_stop_signal != 0) {
+    summary.interrupted = true;
+    std::fprintf(stderr, "suite %s: interrupted (%s) after %d runs in %s; the run in flight was "
+                 "dropped. Continue with: speedbench run --suite %s --resume%s\n",
+                 suite.name.c_str(), strsignal(g_stop_signal), summary.runs, took.c_str(),
+                 suite.file.c_str(),
+                 options.results_root == "results" ? "" : (" --out " + options.results_root).c_str());
+    return summary;
+  }
+  std::fprintf(stderr, "suite %s: %d ok, %d diverged/oom, %d not applicable, %d crashed in %s%s\n",
                suite.name.c_str(), summary.ok, summary.diverged_or_oom, summary.not_applicable,
-               summary.crashed,
-               format_duration(std::chrono::duration<double>(Clock::now() - suite_start).count()).c_str());
+               summary.crashed, took.c_str(),
+               summary.skipped > 0 ? (" (" + std::to_string(summary.skipped) + " recorded before)").c_str() : "");
   return summary;
 }
 

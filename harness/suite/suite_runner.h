@@ -1,6 +1,8 @@
 // Runs a suite's plan, each run in a child process (`speedbench run-one`) so that every run
 // starts with a fresh allocator and caches, and a crash kills only its own run: the parent then
-// records it as `crashed` and the suite goes on.
+// records it as `crashed` and the suite goes on. The folder also gets plan.json (the plan and the
+// comparisons: what the report reads, what --resume checks). SIGINT/SIGTERM stop the suite after
+// passing the signal on to the run in flight, which writes nothing: --resume reruns just that one.
 #pragma once
 
 #include <string>
@@ -13,6 +15,7 @@ struct SuiteRunOptions {
   std::string results_root = "results";
   std::string executable;  // this binary (for the child processes)
   std::string data_root;   // passed to each run when set
+  bool resume = false;     // continue the newest run folder of this suite with the same plan
 };
 
 struct SuiteRunSummary {
@@ -22,8 +25,11 @@ struct SuiteRunSummary {
   int crashed = 0;         // the harness failed: the suite's exit code says so
   int diverged_or_oom = 0; // results, not failures of the harness
   int not_applicable = 0;
+  int skipped = 0;          // already recorded (--resume)
+  bool interrupted = false; // SIGINT/SIGTERM: the run in flight was dropped, the rest not started
 };
 
+// Throws ConfigError when --resume finds no earlier run with the same plan.
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options);
 
 }  // namespace speedbench

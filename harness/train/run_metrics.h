@@ -27,14 +27,17 @@ struct RunMetrics {
   int64_t samples_trained = 0;       // examples seen by training, warmup included
   std::vector<double> step_ms;       // per measured step: data wait + forward/backward/step
   std::vector<double> step_losses;   // training loss of every step (warmup included)
+  std::vector<double> step_lrs;      // learning rate of every step (schedule and warmup applied)
   double data_wait_ms_total = 0;     // time spent waiting on the data loader (measured steps)
   double samples_per_s = 0;          // measured samples / measured step time
   double train_wall_s = 0;           // first step to the end, evaluations included
   double eval_wall_s = 0;            // of which evaluation
+  int64_t resident_bytes = 0;        // tracked bytes live when training starts (data, model)
   int64_t peak_allocated_bytes = 0;  // exact tracked tensor bytes (CPU) during training steps
   int64_t eval_peak_allocated_bytes = 0;  // the same during evaluations
   int64_t peak_rss_bytes = 0;        // process peak resident set size
   int64_t parameter_count = 0;
+  double train_flops_per_sample = 0;  // model FLOPs of a training step per example (3x forward)
   int64_t host_syncs = 0;            // syncs the harness forced during training
   double final_train_loss = 0;
   double final_test_loss = 0;

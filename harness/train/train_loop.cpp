@@ -131,9 +131,12 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
   outcome.unigram_entropy_bits = workload.data.unigram_entropy_bits;
   outcome.data_source = workload.data.source;
   m.parameter_count = count_parameters(*workload.module);
+  m.train_flops_per_sample = 3.0 * forward_flops_per_sample(
+      config, workload.data.train.inputs.sizes().slice(1).vec(), workload.data.num_classes);
   m.target_accuracy = config.target_accuracy;
 
   auto& memory = measure::CpuMemoryTracker::install();
+  m.resident_bytes = memory.current_bytes();  // data, model: what every step's peak stands on
   memory.reset_peak();
   measure::reset_host_sync_count();
   ProgressReporter reporter(progress, static_cast<double>(config.progress_every_s));
@@ -207,7 +210,9 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
       const auto step_start = Clock::now();
       // Schedule (tip 1), after linear scaling and warmup for max_batch (tip 3).
       const double warmup = lr_warmup > 0 ? std::min(1.0, (m.steps + 1.0) / lr_warmup) : 1.0;
-      set_learning_rate(*optimizer, schedule.lr_at(m.steps) * warmup);
+      const double lr = schedule.lr_at(m.steps) * warmup;
+      set_learning_rate(*optimizer, lr);
+      m.step_lrs.push_back(lr);
       if (auto momentum = schedule.momentum_at(m.steps)) {
         set_momentum(*optimizer, config.optimizer.name, *momentum);
       }

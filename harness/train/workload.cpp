@@ -3,33 +3,63 @@
 #include <torch/torch.h>
 
 #include "harness/techniques/checkpointing.h"
+#include "models/flops.h"
 #include "models/recurrent.h"
 #include "models/resnet.h"
 
 namespace speedbench {
 
-torch::nn::AnyModule build_model(const TrainConfig& config, const std::vector<int64_t>& input_shape,
-                                 int64_t outputs) {
+namespace {
+
+bool is_resnet(const ModelConfig& m) { return m.arch == "resnet" || m.arch == "resnet18"; }
+
+models::ResNetOptions resnet_options(const TrainConfig& config, const std::vector<int64_t>& input_shape,
+                                     int64_t outputs) {
   const auto& m = config.model;
-  if (m.arch == "resnet" || m.arch == "resnet18") {
-    auto options = m.arch == "resnet" ? models::cifar_resnet_options(m.depth, m.widths)
-                                      : models::resnet18_options(m.widths);
-    options.in_channels = input_shape.at(0);
-    options.num_classes = outputs;
-    options.conv_bias = !config.techniques.bn_no_bias;
-    return torch::nn::AnyModule(models::ResNet(options));
-  }
+  auto options = m.arch == "resnet" ? models::cifar_resnet_options(m.depth, m.widths)
+                                    : models::resnet18_options(m.widths);
+  options.in_channels = input_shape.at(0);
+  options.num_classes = outputs;
+  options.conv_bias = !config.techniques.bn_no_bias;
+  return options;
+}
+
+models::RecurrentOptions recurrent_options(const TrainConfig& config,
+                                           const std::vector<int64_t>& input_shape, int64_t outputs) {
+  const auto& m = config.model;
   models::RecurrentOptions options;
   options.cell = m.cell;
   options.hidden = m.hidden;
   options.layers = m.layers;
   options.outputs = outputs;
-  if (m.arch == "row_rnn") {
-    options.input_size = input_shape.at(0) * input_shape.at(2);  // C * W features per row
-    return torch::nn::AnyModule(models::RowRnnClassifier(options));
+  options.input_size = m.arch == "row_rnn" ? input_shape.at(0) * input_shape.at(2)  // C * W per row
+                                           : m.embedding;
+  return options;
+}
+
+}  // namespace
+
+torch::nn::AnyModule build_model(const TrainConfig& config, const std::vector<int64_t>& input_shape,
+                                 int64_t outputs) {
+  if (is_resnet(config.model)) {
+    return torch::nn::AnyModule(models::ResNet(resnet_options(config, input_shape, outputs)));
   }
-  options.input_size = m.embedding;
+  const auto options = recurrent_options(config, input_shape, outputs);
+  if (config.model.arch == "row_rnn") return torch::nn::AnyModule(models::RowRnnClassifier(options));
   return torch::nn::AnyModule(models::CharLanguageModel(options));
+}
+
+double forward_flops_per_sample(const TrainConfig& config, const std::vector<int64_t>& input_shape,
+                                int64_t outputs) {
+  if (is_resnet(config.model)) {
+    return models::resnet_forward_flops(resnet_options(config, input_shape, outputs),
+                                        input_shape.at(1), input_shape.at(2));
+  }
+  const auto options = recurrent_options(config, input_shape, outputs);
+  if (config.model.arch == "row_rnn") {
+    return models::recurrent_forward_flops(options, input_shape.at(1), /*head_every_step=*/false);
+  }
+  return models::recurrent_forward_flops(options, input_shape.at(0), /*head_every_step=*/true);
 }
 
 Workload build_workload(const TrainConfig& config) {

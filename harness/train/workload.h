@@ -30,6 +30,10 @@ Workload build_workload(const TrainConfig& config);
 torch::nn::AnyModule build_model(const TrainConfig& config, const std::vector<int64_t>& input_shape,
                                  int64_t outputs);
 
+// Model FLOPs of one forward pass for one example of `input_shape` (models/flops.h).
+double forward_flops_per_sample(const TrainConfig& config, const std::vector<int64_t>& input_shape,
+                                int64_t outputs);
+
 int64_t count_parameters(const torch::nn::Module& module);
 
 }  // namespace speedbench

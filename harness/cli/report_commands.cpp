@@ -1,0 +1,64 @@
+// `speedbench report DIR` and `speedbench verify DIR`: records to comparisons, claims to verdicts.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/cli/commands.h"
+#include "harness/config/config_error.h"
+#include "harness/report/claims.h"
+#include "harness/report/report_writer.h"
+
+namespace speedbench {
+
+namespace {
+
+std::vector<report::Claim> claims_if_any(const ReportArgs& args) {
+  if (!args.claims_required && !std::filesystem::exists(args.claims_path)) {
+    std::fprintf(stderr, "note: no claims file at %s; the report has no verdicts\n",
+                 args.claims_path.c_str());
+    return {};
+  }
+  return report::load_claims(args.claims_path);
+}
+
+}  // namespace
+
+int command_report(const ReportArgs& args) {
+  const auto results = report::load_results(args.results_dir);
+  const auto comparisons = report::compare(results);
+  const auto claims = claims_if_any(args);
+  const auto verdicts = report::verify_claims(claims, comparisons, results);
+  const report::ReportInputs inputs{results, comparisons, claims, verdicts};
+
+  const auto folder = std::filesystem::path(results.folder);
+  const auto markdown_path = (folder / "report.md").string();
+  const auto json_path = (folder / "summary.json").string();
+  std::ofstream(markdown_path) << report::markdown_report(inputs);
+  std::ofstream(json_path) << report::summary_json(inputs).dump(1) << "\n";
+  std::printf("%s", report::console_summary(inputs).c_str());
+  std::printf("report: %s\nsummary: %s\n", markdown_path.c_str(), json_path.c_str());
+  return 0;
+}
+
+int command_verify(const ReportArgs& args) {
+  const auto results = report::load_results(args.results_dir);
+  const auto comparisons = report::compare(results);
+  const auto claims = report::load_claims(args.claims_path);
+  const auto verdicts = report::verify_claims(claims, comparisons, results);
+  std::printf("%s", report::verdict_table(verdicts).c_str());
+  int gating = 0, failing = 0;
+  for (const auto& v : verdicts) {
+    if (!v.gates) continue;
+    gating += 1;
+    if (v.verdict != "confirmed") {
+      failing += 1;
+      std::fprintf(stderr, "gate failed: %s is %s%s%s\n", v.claim->id.c_str(), v.verdict.c_str(),
+                   v.reason.empty() ? "" : " - ", v.reason.c_str());
+    }
+  }
+  std::printf("%d of %d gating claims (device %s) confirmed\n", gating - failing, gating,
+              results.device.c_str());
+  return failing > 0 ? 1 : 0;
+}
+
+}  // namespace speedbench

@@ -1,0 +1,143 @@
+#include "harness/report/claims.h"
+
+#include <algorithm>
+
+#include "harness/config/config_error.h"
+#include "harness/config/json_reader.h"
+
+namespace speedbench::report {
+
+namespace {
+
+bool claim_applies(const Claim& claim, const std::string& device, const std::string& suite) {
+  return (claim.device == "any" || claim.device == device) && (claim.suite.empty() || claim.suite == suite);
+}
+
+bool claim_matches(const Claim& claim, const Comparison& comparison, const std::string& device) {
+  return claim.technique == comparison.label &&
+         (claim.workload == "any" || claim.workload == comparison.workload) &&
+         (claim.device == "any" || claim.device == device);
+}
+
+int severity(const std::string& verdict) {
+  if (verdict == "refuted") return 3;
+  if (verdict == "inconclusive") return 2;
+  if (verdict == "confirmed") return 1;
+  return 0;  // not_run
+}
+
+}  // namespace
+
+std::vector<Claim> load_claims(const std::string& path) {
+  const auto json = read_json_file(path);
+  JsonObjectReader root(json, path, "");
+  const auto* list = root.raw("claims");
+  if (list == nullptr || !list->is_array()) root.fail("claims", "expected a list of claims");
+  root.reject_unknown_keys();
+  std::vector<Claim> claims;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonObjectReader in(list->at(i), path, "claims[" + std::to_string(i) + "]");
+    Claim c;
+    c.id = in.get_string("id", "");
+    if (c.id.empty()) in.fail("id", "expected a non-empty claim id");
+    for (const auto& other : claims) {
+      if (other.id == c.id) in.fail("id", "\"" + c.id + "\" is used twice");
+    }
+    c.technique = in.get_string("technique", "");
+    if (c.technique.empty()) in.fail("technique", "expected a technique id, \"all\" or a variant name");
+    c.workload = in.get_string("workload", c.workload);
+    c.device = in.get_choice("device", c.device, {"cpu", "cuda", "any"});
+    c.suite = in.get_string("suite", c.suite);
+    c.metric = in.get_string("metric", "");
+    if (find_metric(c.metric) == nullptr) {
+      std::string known;
+      for (const auto& m : report_metrics()) known += (known.empty() ? "" : ", ") + m.id;
+      in.fail("metric", "got \"" + c.metric + "\", expected one of: " + known);
+    }
+    c.direction = in.get_choice("direction", "", {">=", "<="});
+    c.threshold = in.get_double("threshold", 0, -1e18, 1e18);
+    if (in.raw("threshold") == nullptr) in.fail("threshold", "expected a number");
+    c.gate = in.get_bool("gate", false);
+    c.source = in.get_string("source", "");
+    if (c.source.empty()) in.fail("source", "expected where the claim comes from (a citation)");
+    c.statement = in.get_string("statement", "");
+    in.reject_unknown_keys();
+    claims.push_back(std::move(c));
+  }
+  return claims;
+}
+
+std::string verdict_for(const measure::Interval& interval, const std::string& direction,
+                        double threshold) {
+  const bool at_least = direction == ">=";
+  if (at_least ? interval.low >= threshold : interval.high <= threshold) return "confirmed";
+  if (at_least ? interval.high < threshold : interval.low > threshold) return "refuted";
+  return "inconclusive";
+}
+
+std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
+                                        const std::vector<ComparisonResult>& comparisons,
+                                        const Results& results) {
+  const auto& device = results.device;
+  std::vector<ClaimVerdict> verdicts;
+  for (const auto& claim : claims) {
+    ClaimVerdict best;  // the deciding (worst) verdict so far
+    best.claim = &claim;
+    best.verdict = "not_run";
+    const bool applies = claim_applies(claim, device, results.suite);
+    best.gates = claim.gate && applies;
+    if (!applies) {
+      best.reason = "claim is for " + (claim.suite.empty() ? "" : "suite " + claim.suite + " on ") +
+                    claim.device + "; these results are " + results.suite + " on " + device;
+    } else {
+      best.reason = "no comparison of " + claim.technique +
+                    (claim.workload == "any" ? "" : " on " + claim.workload) + " in these results";
+    }
+    for (const auto& result : comparisons) {
+      if (!applies || !claim_matches(claim, result.comparison, device)) continue;
+      ClaimVerdict v = best;
+      v.workload = result.comparison.workload;
+      const auto* m = result.metric(claim.metric);
+      if (result.status != "ok") {
+        v.verdict = "inconclusive";
+        v.reason = result.status + ": " + result.reason;
+        if (result.status == "not_applicable" || result.status == "missing") v.verdict = "not_run";
+      } else if (m == nullptr || (m->n_baseline == 0 && m->n_variant == 0)) {
+        v.verdict = "not_run";
+        v.reason = "no run measured " + claim.metric +
+                   (claim.metric == "time_to_target" ? " (no target accuracy, or never reached)" : "");
+      } else if (!m->defined) {
+        v.verdict = "inconclusive";
+        v.reason = "not measured" + (m && !m->note.empty() ? ": " + m->note : std::string());
+      } else if (m->n_baseline < 2 || m->n_variant < 2) {
+        v.verdict = "inconclusive";  // one sample says nothing about the spread
+        v.reason = "fewer than 2 runs on a side (n " + std::to_string(m->n_baseline) + "/" +
+                   std::to_string(m->n_variant) + ")";
+      } else {
+        v.measured = true;
+        v.interval = m->interval;
+        v.n_baseline = m->n_baseline;
+        v.n_variant = m->n_variant;
+        v.verdict = verdict_for(m->interval, claim.direction, claim.threshold);
+        v.reason = "";
+      }
+      if (severity(v.verdict) > severity(best.verdict) || best.workload.empty()) best = v;
+    }
+    verdicts.push_back(best);
+  }
+  return verdicts;
+}
+
+std::vector<const Claim*> claims_for(const std::vector<Claim>& claims, const Comparison& comparison,
+                                     const Results& results) {
+  std::vector<const Claim*> found;
+  for (const auto& claim : claims) {
+    if (claim_applies(claim, results.device, results.suite) &&
+        claim_matches(claim, comparison, results.device)) {
+      found.push_back(&claim);
+    }
+  }
+  return found;
+}
+
+}  // namespace speedbench::report

@@ -1,0 +1,57 @@
+// The claims registry (suites/claims.json) and the verdicts `speedbench verify` gives them.
+//   {"claims": [{"id": "checkpointing-memory", "technique": "checkpointing", "workload": "any",
+//                "device": "cpu", "metric": "peak_bytes", "direction": "<=", "threshold": 0.8,
+//                "gate": true, "source": "Chen et al. arXiv 1604.06174", "statement": "..."}]}
+// `suite` (optional) limits a claim to one suite's results. `technique` is a comparison label: a technique id, "all", or a grid/scaling variant name.
+// A ratio metric's threshold is on variant/baseline; accuracy's on the difference.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/report/comparisons.h"
+
+namespace speedbench::report {
+
+struct Claim {
+  std::string id;
+  std::string technique;
+  std::string workload = "any";
+  std::string device = "any";  // cpu | cuda | any
+  std::string suite;           // "" = results of any suite; else only that suite's
+  std::string metric;
+  std::string direction;       // ">=" or "<="
+  double threshold = 0;
+  bool gate = false;           // verify fails unless it is confirmed (on its device and suite)
+  std::string source;
+  std::string statement;
+};
+
+// Strict: unknown keys, metrics or directions are ConfigErrors naming the claim.
+std::vector<Claim> load_claims(const std::string& path);
+
+struct ClaimVerdict {
+  const Claim* claim = nullptr;
+  std::string verdict;   // confirmed | refuted | inconclusive | not_run
+  std::string workload;  // the comparison that decided it ("" when not run)
+  bool measured = false;
+  measure::Interval interval;
+  int n_baseline = 0, n_variant = 0;
+  std::string reason;
+  bool gates = false;    // gate, and for the results' device and suite: a failure fails verify
+};
+
+// The interval against the threshold: confirmed when it clears it, refuted when it excludes it.
+std::string verdict_for(const measure::Interval& interval, const std::string& direction, double threshold);
+
+// Each claim against the comparisons of its technique (every matching workload: the worst
+// verdict wins, refuted > inconclusive > confirmed).
+std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
+                                        const std::vector<ComparisonResult>& comparisons,
+                                        const Results& results);
+
+// The claims that speak of one comparison (for the report's "claim" column).
+std::vector<const Claim*> claims_for(const std::vector<Claim>& claims, const Comparison& comparison,
+                                     const Results& results);
+
+}  // namespace speedbench::report

@@ -1,0 +1,207 @@
+#include "harness/report/comparisons.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "harness/config/config_error.h"
+#include "harness/config/json_reader.h"
+#include "harness/results/records_file.h"
+
+namespace speedbench::report {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Value = std::optional<double>;
+
+Value positive(double value) { return value > 0 ? Value(value) : std::nullopt; }
+
+std::vector<MetricInfo> build_metrics() {
+  return {
+      {"throughput", "throughput", "samples/s", true, false,
+       [](const Record& r) { return positive(r.metrics.samples_per_s); }},
+      {"flop_rate", "achieved model FLOP/s", "FLOP/s", true, false,
+       [](const Record& r) { return positive(r.metrics.train_flops_per_sample * r.metrics.samples_per_s); }},
+      {"step_time", "median step", "ms", true, true,
+       [](const Record& r) { return positive(measure::summarize(r.metrics.step_ms).median); }},
+      {"peak_bytes", "peak memory (training)", "bytes", true, true,
+       [](const Record& r) { return positive(static_cast<double>(r.metrics.peak_allocated_bytes)); }},
+      {"step_bytes", "training memory above resident", "bytes", true, true,
+       [](const Record& r) {
+         return positive(static_cast<double>(r.metrics.peak_allocated_bytes - r.metrics.resident_bytes));
+       }},
+      {"eval_peak_bytes", "peak memory (evaluation)", "bytes", true, true,
+       [](const Record& r) { return positive(static_cast<double>(r.metrics.eval_peak_allocated_bytes)); }},
+      {"eval_time", "evaluation time", "s", true, true,
+       [](const Record& r) { return positive(r.metrics.eval_wall_s); }},
+      {"time_to_target", "time to target", "s", true, true,
+       [](const Record& r) { return r.metrics.time_to_target_s; }},
+      {"accuracy", "final accuracy", "fraction", false, false,
+       [](const Record& r) { return Value(r.metrics.final_test_accuracy); }},
+      {"syncs_per_step", "host syncs per step", "syncs", true, true,
+       [](const Record& r) {
+         return r.metrics.steps > 0
+                    ? Value(static_cast<double>(r.metrics.host_syncs) / r.metrics.steps)
+                    : std::nullopt;
+       }},
+      {"parameters", "parameters", "count", true, true,
+       [](const Record& r) { return positive(static_cast<double>(r.metrics.parameter_count)); }},
+  };
+}
+
+std::vector<const Record*> records_of(const Results& results, const std::string& workload,
+                                      const std::string& variant) {
+  std::vector<const Record*> found;
+  for (const auto& record : results.records) {
+    if (record.workload == workload && record.variant == variant) found.push_back(&record);
+  }
+  return found;
+}
+
+int count_ok(const std::vector<const Record*>& records) {
+  return static_cast<int>(std::count_if(records.begin(), records.end(),
+                                        [](const Record* r) { return r->status == RunStatus::kOk; }));
+}
+
+MetricComparison compare_metric(const Results& results, const Comparison& c, const MetricInfo& info,
+                                int baseline_ok, int variant_ok) {
+  MetricComparison m;
+  m.metric = info.id;
+  const auto baseline = metric_values(results, c.workload, c.baseline, info);
+  const auto variant = metric_values(results, c.workload, c.variant, info);
+  m.n_baseline = static_cast<int>(baseline.size());
+  m.n_variant = static_cast<int>(variant.size());
+  const bool had_target = std::any_of(results.records.begin(), results.records.end(), [&](const Record& r) {
+    return r.workload == c.workload && r.metrics.target_accuracy > 0;
+  });
+  if (info.id == "time_to_target" && had_target &&
+      (m.n_baseline < baseline_ok || m.n_variant < variant_ok)) {
+    m.note = "target reached by " + std::to_string(m.n_baseline) + "/" + std::to_string(baseline_ok) +
+             " baseline and " + std::to_string(m.n_variant) + "/" + std::to_string(variant_ok) +
+             " variant runs";
+  }
+  if (baseline.empty() || variant.empty()) return m;
+  const auto b = measure::summarize(baseline);
+  const auto v = measure::summarize(variant);
+  m.baseline_median = b.median;
+  m.variant_median = v.median;
+  m.baseline_cv = b.cv;
+  m.variant_cv = v.cv;
+  m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
+  if (info.ratio) {
+    if (b.median == 0 || std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
+      m.note = "baseline is 0: no ratio";
+      return m;
+    }
+    m.interval = measure::bootstrap_ratio_of_medians(baseline, variant);
+  } else {
+    m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
+  }
+  // Runs that never reached the target are not in the medians: an honest ratio needs all.
+  m.defined = m.note.empty();
+  return m;
+}
+
+}  // namespace
+
+const std::vector<MetricInfo>& report_metrics() {
+  static const std::vector<MetricInfo> metrics = build_metrics();
+  return metrics;
+}
+
+const MetricInfo* find_metric(const std::string& id) {
+  for (const auto& metric : report_metrics()) {
+    if (metric.id == id) return &metric;
+  }
+  return nullptr;
+}
+
+const MetricComparison* ComparisonResult::metric(const std::string& id) const {
+  for (const auto& m : metrics) {
+    if (m.metric == id) return &m;
+  }
+  return nullptr;
+}
+
+Results load_results(const std::string& path) {
+  Results results;
+  const fs::path given(path);
+  results.folder = fs::is_directory(given) ? given.string() : given.parent_path().string();
+  results.records_path = fs::is_directory(given) ? (given / "runs.jsonl").string() : given.string();
+  if (!fs::exists(results.records_path)) {
+    throw ConfigError(results.records_path, "",
+                      "no records here; expected a run folder (results/<suite>/<run-id>/) or its runs.jsonl");
+  }
+  results.records = read_records(results.records_path);  // a bad line is a ConfigError
+  if (results.records.empty()) throw ConfigError(results.records_path, "", "the file has no records");
+  const auto plan_path = fs::path(results.folder) / "plan.json";
+  if (fs::exists(plan_path)) results.plan = read_json_file(plan_path.string());
+  results.suite = results.records.front().suite;
+  results.device = results.records.front().config.value("device", "cpu");
+  return results;
+}
+
+std::vector<Comparison> planned_comparisons(const Results& results) {
+  if (!results.plan.is_null()) return comparisons_from_plan_json(results.plan);
+  std::vector<Comparison> comparisons;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& record : results.records) {
+    if (record.variant == "baseline" || !seen.insert({record.workload, record.variant}).second) continue;
+    comparisons.push_back({record.workload, record.variant, "baseline", record.variant});
+  }
+  return comparisons;
+}
+
+std::vector<double> metric_values(const Results& results, const std::string& workload,
+                                  const std::string& variant, const MetricInfo& metric) {
+  std::vector<double> values;
+  for (const auto* record : records_of(results, workload, variant)) {
+    if (record->status != RunStatus::kOk) continue;
+    if (const auto value = metric.value(*record)) values.push_back(*value);
+  }
+  return values;
+}
+
+std::vector<ComparisonResult> compare(const Results& results) {
+  std::vector<ComparisonResult> out;
+  for (const auto& comparison : planned_comparisons(results)) {
+    ComparisonResult result;
+    result.comparison = comparison;
+    const auto baseline = records_of(results, comparison.workload, comparison.baseline);
+    const auto variant = records_of(results, comparison.workload, comparison.variant);
+    result.baseline_runs = static_cast<int>(baseline.size());
+    result.variant_runs = static_cast<int>(variant.size());
+    result.baseline_ok = count_ok(baseline);
+    result.variant_ok = count_ok(variant);
+    const Record* not_applicable = nullptr;
+    for (const auto* side : {&variant, &baseline}) {
+      for (const auto* r : *side) {
+        if (r->status == RunStatus::kNotApplicable && not_applicable == nullptr) not_applicable = r;
+      }
+    }
+    if (baseline.empty() || variant.empty()) {
+      result.status = "missing";
+      result.reason = "no records of " + (baseline.empty() ? comparison.baseline : comparison.variant);
+    } else if (not_applicable != nullptr) {
+      result.status = "not_applicable";
+      result.reason = not_applicable->message;
+    } else if (result.baseline_ok == 0 || result.variant_ok == 0) {
+      const auto& failed = result.variant_ok == 0 ? variant : baseline;
+      result.status = "failed";
+      result.reason = "no ok run of " + failed.front()->variant + ": " +
+                      to_string(failed.front()->status) + " (" + failed.front()->message + ")";
+    }
+    if (result.status == "ok") {
+      for (const auto& info : report_metrics()) {
+        result.metrics.push_back(
+            compare_metric(results, comparison, info, result.baseline_ok, result.variant_ok));
+      }
+    }
+    out.push_back(std::move(result));
+  }
+  return out;
+}
+
+}  // namespace speedbench::report

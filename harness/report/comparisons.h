@@ -1,0 +1,76 @@
+// From records to comparisons: for each (workload, variant vs baseline) of a suite's plan, every
+// report metric with n per side, medians, the ratio (or difference) of medians with a bootstrap
+// 95% interval, the Mann-Whitney U p-value and the coefficients of variation. Torch-free.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/measure/statistics.h"
+#include "harness/results/record.h"
+#include "harness/suite/suite.h"
+
+namespace speedbench::report {
+
+// A per-run number the report compares.
+struct MetricInfo {
+  std::string id;           // the name claims use: "throughput", "peak_bytes", ...
+  std::string title;        // column title
+  std::string unit;
+  bool ratio = true;        // ratio of medians (variant / baseline); else their difference
+  bool lower_is_better = false;
+  std::function<std::optional<double>(const Record&)> value;  // nullopt: not measured in this run
+};
+
+const std::vector<MetricInfo>& report_metrics();
+const MetricInfo* find_metric(const std::string& id);
+
+struct MetricComparison {
+  std::string metric;
+  int n_baseline = 0, n_variant = 0;  // runs with a value (time_to_target: runs that reached it)
+  double baseline_median = 0, variant_median = 0;
+  double baseline_cv = 0, variant_cv = 0;  // over repetitions
+  bool defined = false;  // both sides have values (and a non-zero baseline for a ratio)
+  measure::Interval interval;  // ratio or difference, with its bootstrap 95% interval
+  double p_value = 1;          // Mann-Whitney U, two-sided (1 when a side has no values)
+  std::string note;            // e.g. "target reached by 1/3 baseline runs"
+};
+
+struct ComparisonResult {
+  Comparison comparison;
+  std::string status = "ok";  // ok | not_applicable | failed (no ok run on a side) | missing
+  std::string reason;
+  int baseline_ok = 0, variant_ok = 0;  // runs with status ok
+  int baseline_runs = 0, variant_runs = 0;
+  std::vector<MetricComparison> metrics;
+
+  const MetricComparison* metric(const std::string& id) const;
+};
+
+// A run folder's contents: records and, when the suite runner wrote it, the plan.
+struct Results {
+  std::string folder;
+  std::string records_path;
+  nlohmann::json plan;  // null when absent (records from run-one)
+  std::vector<Record> records;
+  std::string suite;
+  std::string device;   // cpu | cuda (from the records' configs)
+};
+
+// `path` is a run folder or its runs.jsonl. Throws ConfigError for a missing or empty file.
+Results load_results(const std::string& path);
+
+// The plan's comparisons, or without a plan every variant against "baseline" per workload.
+std::vector<Comparison> planned_comparisons(const Results& results);
+
+std::vector<ComparisonResult> compare(const Results& results);
+
+// Per (workload, variant): the ok records' values of `metric`, in plan order.
+std::vector<double> metric_values(const Results& results, const std::string& workload,
+                                  const std::string& variant, const MetricInfo& metric);
+
+}  // namespace speedbench::report

@@ -1,0 +1,319 @@
+#include "harness/report/report_writer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness/techniques/registry.h"
+
+namespace speedbench::report {
+
+namespace {
+
+constexpr double kNoisyCv = 0.10;  // a coefficient of variation above this is flagged
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+// "1.42x [1.35, 1.50]" for a ratio, "+0.012 [-0.003, +0.020]" for a difference.
+std::string interval_text(const MetricComparison* m, const MetricInfo& info) {
+  if (m == nullptr) return "-";
+  if (!m->defined) return m->note.empty() ? "-" : "n/a (" + m->note + ")";
+  if (info.ratio) {
+    return format("%.3gx", m->interval.estimate) + " [" + format("%.3g", m->interval.low) + ", " +
+           format("%.3g", m->interval.high) + "]";
+  }
+  return format("%+.4f", m->interval.estimate) + " [" + format("%+.4f", m->interval.low) + ", " +
+         format("%+.4f", m->interval.high) + "]";
+}
+
+std::string metric_text(const ComparisonResult& r, const std::string& id) {
+  return interval_text(r.metric(id), *find_metric(id));
+}
+
+std::string cv_text(const MetricComparison* m) {
+  if (m == nullptr || m->n_baseline < 2 || m->n_variant < 2) return "-";
+  const bool noisy = m->baseline_cv > kNoisyCv || m->variant_cv > kNoisyCv;
+  return format("%.0f%%", 100 * m->baseline_cv) + "/" + format("%.0f%%", 100 * m->variant_cv) +
+         (noisy ? " (noisy)" : "");
+}
+
+std::string p_text(const MetricComparison* m) {
+  if (m == nullptr || !m->defined) return "-";
+  return m->p_value < 0.001 ? "<0.001" : format("%.3f", m->p_value);
+}
+
+std::string claim_text(const Claim& claim) {
+  const auto* info = find_metric(claim.metric);
+  return claim.metric + " " + claim.direction + " " +
+         (info->ratio ? format("%gx", claim.threshold) : format("%+g", claim.threshold));
+}
+
+std::string verdict_of(const std::vector<ClaimVerdict>& verdicts, const Claim* claim,
+                       const std::string& workload) {
+  for (const auto& v : verdicts) {
+    if (v.claim == claim) return v.workload == workload || v.workload.empty() ? v.verdict : "(see claims)";
+  }
+  return "";
+}
+
+std::string row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const auto& cell : cells) line += " " + cell + " |";
+  return line + "\n";
+}
+
+std::string header(const std::vector<std::string>& cells) {
+  std::string separator = "|";
+  for (size_t i = 0; i < cells.size(); ++i) separator += "---|";
+  return row(cells) + separator + "\n";
+}
+
+std::string mib(double bytes) { return format("%.1f", bytes / 1048576.0); }
+
+// Per (workload, variant): what its runs measured, medians over the ok ones.
+std::string variant_tables(const Results& results) {
+  std::ostringstream out;
+  std::vector<std::pair<std::string, std::string>> order;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& r : results.records) {
+    if (seen.insert({r.workload, r.variant}).second) order.push_back({r.workload, r.variant});
+  }
+  std::string workload;
+  auto median = [&](const std::pair<std::string, std::string>& key, const char* id) {
+    const auto values = metric_values(results, key.first, key.second, *find_metric(id));
+    return values.empty() ? std::optional<measure::Summary>() : measure::summarize(values);
+  };
+  for (const auto& key : order) {
+    if (key.first != workload) {
+      workload = key.first;
+      out << "\n### " << workload << "\n\n"
+          << header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s", "median step ms", "peak MiB train / eval",
+                     "accuracy", "time to target s (reached)", "syncs/step", "parameters"});
+    }
+    int runs = 0, ok = 0, reached = 0;
+    std::string other;
+    for (const auto& r : results.records) {
+      if (r.workload != key.first || r.variant != key.second) continue;
+      runs += 1;
+      ok += r.status == RunStatus::kOk;
+      reached += r.metrics.time_to_target_s.has_value();
+      if (r.status != RunStatus::kOk && other.empty()) other = to_string(r.status) + ": " + r.message;
+    }
+    if (ok == 0) {
+      out << row({key.second, std::to_string(ok) + "/" + std::to_string(runs), other, "", "", "", "", "", "", ""});
+      continue;
+    }
+    const auto throughput = median(key, "throughput");
+    const auto flop_rate = median(key, "flop_rate");
+    const auto step = median(key, "step_time");
+    const auto peak = median(key, "peak_bytes");
+    const auto eval_peak = median(key, "eval_peak_bytes");
+    const auto accuracy = median(key, "accuracy");
+    const auto ttt = median(key, "time_to_target");
+    const auto syncs = median(key, "syncs_per_step");
+    const auto params = median(key, "parameters");
+    out << row({key.second, std::to_string(ok) + "/" + std::to_string(runs),
+                throughput ? format("%.0f", throughput->median) + " (" + format("%.1f%%", 100 * throughput->cv) + ")" : "-",
+                flop_rate ? format("%.2f", flop_rate->median / 1e9) : "-",
+                step ? format("%.2f", step->median) : "-",
+                (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
+                accuracy ? format("%.4f", accuracy->median) : "-",
+                ttt ? format("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" + std::to_string(ok) + ")"
+                    : "- (0/" + std::to_string(ok) + ")",
+                syncs ? format("%.2f", syncs->median) : "-",
+                params ? format("%.0f", params->median) : "-"});
+  }
+  return out.str();
+}
+
+nlohmann::json interval_json(const MetricComparison& m) {
+  nlohmann::json j = {{"n_baseline", m.n_baseline},       {"n_variant", m.n_variant},
+                      {"baseline_median", m.baseline_median}, {"variant_median", m.variant_median},
+                      {"baseline_cv", m.baseline_cv},     {"variant_cv", m.variant_cv},
+                      {"defined", m.defined},             {"p_value", m.p_value},
+                      {"note", m.note}};
+  if (m.defined) {
+    j["estimate"] = m.interval.estimate;
+    j["low"] = m.interval.low;
+    j["high"] = m.interval.high;
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string markdown_report(const ReportInputs& in) {
+  const auto& results = in.results;
+  std::map<std::string, int> statuses;
+  for (const auto& r : results.records) statuses[to_string(r.status)] += 1;
+  std::string status_text;
+  for (const auto& [status, count] : statuses) {
+    status_text += (status_text.empty() ? "" : ", ") + std::to_string(count) + " " + status;
+  }
+  const auto& first = results.records.front();
+  std::ostringstream out;
+  out << "# speedbench report: " << results.suite << " (" << results.device << ")\n\n";
+  if (!results.plan.is_null()) {
+    out << results.plan.value("description", "") << "\n\n"
+        << "Design `" << results.plan.value("design", "") << "`, "
+        << results.plan.value("repetitions", 0) << " repetitions, interleaved. ";
+  }
+  out << results.records.size() << " records (" << status_text << "), " << first.started_at << " to "
+      << results.records.back().finished_at << ", run folder `" << results.folder << "`.\n\n"
+      << "Ratios are variant / baseline of the medians over repetitions, with a bootstrap 95% "
+         "interval; p is the two-sided Mann-Whitney U test on per-run throughput; CV is the "
+         "coefficient of variation of throughput over repetitions (baseline/variant, flagged "
+         "above 10%). Training memory is the peak of tracked tensor bytes during training "
+         "steps above what was resident when training started (the dataset, the model): "
+         "activations, gradients, optimizer state. Accuracy is a difference, not a ratio.\n\n";
+
+  out << "## Summary\n\n"
+      << header({"workload", "technique", "n base/var", "throughput", "p", "CV", "training memory",
+                 "accuracy delta", "time to target", "claim", "verdict"});
+  std::ostringstream skipped;
+  for (const auto& r : in.comparisons) {
+    const auto& c = r.comparison;
+    if (r.status != "ok") {
+      skipped << row({c.workload, c.label, r.status, r.reason});
+      continue;
+    }
+    const auto* throughput = r.metric("throughput");
+    std::string claim, verdict;
+    for (const auto* cl : claims_for(in.claims, c, results)) {
+      claim += (claim.empty() ? "" : "; ") + claim_text(*cl);
+      verdict += (verdict.empty() ? "" : "; ") + verdict_of(in.verdicts, cl, c.workload);
+    }
+    out << row({c.workload, c.label, std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
+                metric_text(r, "throughput"), p_text(throughput), cv_text(throughput),
+                metric_text(r, "step_bytes"), metric_text(r, "accuracy"),
+                metric_text(r, "time_to_target"), claim.empty() ? "-" : claim,
+                verdict.empty() ? "-" : verdict});
+  }
+  if (!skipped.str().empty()) {
+    out << "\n## Not compared\n\n" << header({"workload", "technique", "status", "reason"}) << skipped.str();
+  }
+  if (!in.verdicts.empty()) out << "\n## Claims\n\n" << verdict_table(in.verdicts);
+
+  out << "\n## Published claims of the techniques compared\n\n" << header({"technique", "tip", "claim", "source"});
+  std::set<std::string> listed;
+  for (const auto& r : in.comparisons) {
+    const auto* info = find_technique(r.comparison.label);
+    if (info == nullptr || !listed.insert(info->id).second) continue;
+    out << row({info->id, info->tip > 0 ? std::to_string(info->tip) : "-", info->claim, info->source});
+  }
+
+  out << "\n## More metrics per comparison\n\n"
+      << header({"workload", "technique", "median step", "model FLOP/s", "peak memory (total)",
+                 "eval peak memory", "eval time", "syncs per step", "parameters"});
+  for (const auto& r : in.comparisons) {
+    if (r.status != "ok") continue;
+    out << row({r.comparison.workload, r.comparison.label, metric_text(r, "step_time"),
+                metric_text(r, "flop_rate"), metric_text(r, "peak_bytes"), metric_text(r, "eval_peak_bytes"), metric_text(r, "eval_time"),
+                metric_text(r, "syncs_per_step"), metric_text(r, "parameters")});
+  }
+  out << "\n## Variants\n" << variant_tables(results);
+
+  out << "\n## Environment (first record)\n\n" << header({"key", "value"});
+  for (const auto& [key, value] : first.environment.items()) {
+    out << row({key, value.is_string() ? value.get<std::string>() : value.dump()});
+  }
+  return out.str();
+}
+
+nlohmann::json summary_json(const ReportInputs& in) {
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (const auto& r : in.comparisons) {
+    nlohmann::json metrics = nlohmann::json::object();
+    for (const auto& m : r.metrics) metrics[m.metric] = interval_json(m);
+    nlohmann::json claimed = nlohmann::json::array();
+    for (const auto* claim : claims_for(in.claims, r.comparison, in.results)) {
+      claimed.push_back({{"id", claim->id}, {"metric", claim->metric},
+                         {"direction", claim->direction}, {"threshold", claim->threshold}});
+    }
+    comparisons.push_back({{"workload", r.comparison.workload},
+                           {"label", r.comparison.label},
+                           {"baseline", r.comparison.baseline},
+                           {"variant", r.comparison.variant},
+                           {"status", r.status},
+                           {"reason", r.reason},
+                           {"baseline_ok", r.baseline_ok},
+                           {"variant_ok", r.variant_ok},
+                           {"metrics", metrics},
+                           {"claims", claimed}});
+  }
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (const auto& v : in.verdicts) {
+    nlohmann::json j = {{"id", v.claim->id},         {"technique", v.claim->technique},
+                        {"metric", v.claim->metric}, {"direction", v.claim->direction},
+                        {"threshold", v.claim->threshold}, {"gate", v.claim->gate},
+                        {"verdict", v.verdict},      {"workload", v.workload},
+                        {"reason", v.reason},        {"source", v.claim->source}};
+    if (v.measured) {
+      j["estimate"] = v.interval.estimate;
+      j["low"] = v.interval.low;
+      j["high"] = v.interval.high;
+    }
+    verdicts.push_back(j);
+  }
+  const auto& first = in.results.records.front();
+  return {{"suite", in.results.suite},
+          {"device", in.results.device},
+          {"design", in.results.plan.is_null() ? "" : in.results.plan.value("design", "")},
+          {"records", in.results.records.size()},
+          {"started_at", first.started_at},
+          {"finished_at", in.results.records.back().finished_at},
+          {"environment", first.environment},
+          {"comparisons", comparisons},
+          {"claims", verdicts}};
+}
+
+std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
+  std::ostringstream out;
+  out << header({"claim", "technique", "workload", "claimed", "measured [95% CI]", "n", "verdict", "gate", "note"});
+  for (const auto& v : verdicts) {
+    const auto* info = find_metric(v.claim->metric);
+    std::string measured = "-";
+    if (v.measured) {
+      MetricComparison m;
+      m.defined = true;
+      m.interval = v.interval;
+      measured = interval_text(&m, *info);
+    }
+    out << row({v.claim->id, v.claim->technique, v.workload.empty() ? v.claim->workload : v.workload,
+                claim_text(*v.claim), measured,
+                v.measured ? std::to_string(v.n_baseline) + "/" + std::to_string(v.n_variant) : "-",
+                v.verdict, v.gates ? "yes" : "no", v.reason});
+  }
+  return out.str();
+}
+
+std::string console_summary(const ReportInputs& in) {
+  std::ostringstream out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %-18s %-7s %-24s %-24s %-26s\n", "workload", "technique",
+                "n", "throughput x [95% CI]", "training memory x", "accuracy delta");
+  out << line;
+  for (const auto& r : in.comparisons) {
+    const auto& c = r.comparison;
+    if (r.status != "ok") {
+      std::snprintf(line, sizeof line, "%-14s %-18s %s: %.80s\n", c.workload.c_str(), c.label.c_str(),
+                    r.status.c_str(), r.reason.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%-14s %-18s %-7s %-24s %-24s %-26s\n", c.workload.c_str(),
+                    c.label.c_str(),
+                    (std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok)).c_str(),
+                    metric_text(r, "throughput").c_str(), metric_text(r, "step_bytes").c_str(),
+                    metric_text(r, "accuracy").c_str());
+    }
+    out << line;
+  }
+  return out.str();
+}
+
+}  // namespace speedbench::report

@@ -1,0 +1,27 @@
+// A run folder's report in three forms: markdown for people (the main table first, then the
+// claims, the details and the environment), JSON for machines and plots, and a console table.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "harness/report/claims.h"
+#include "harness/report/comparisons.h"
+
+namespace speedbench::report {
+
+struct ReportInputs {
+  const Results& results;
+  const std::vector<ComparisonResult>& comparisons;
+  const std::vector<Claim>& claims;
+  const std::vector<ClaimVerdict>& verdicts;
+};
+
+std::string markdown_report(const ReportInputs& in);
+nlohmann::json summary_json(const ReportInputs& in);
+std::string console_summary(const ReportInputs& in);
+std::string verdict_table(const std::vector<ClaimVerdict>& verdicts);
+
+}  // namespace speedbench::report

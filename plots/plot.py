@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Plots of one speedbench run folder: PNG and SVG files in DIR/plots/.
+
+Usage: plots/plot.py RESULTS_DIR     (run with the project's venv python; scripts/plot finds it)
+
+Reads DIR/summary.json (written by `speedbench report DIR`) and DIR/runs.jsonl, and writes:
+  speedup.*            throughput ratio per technique with its 95% interval; claimed ratios marked
+  memory.*             training-memory ratio (peak above data and model) with its 95% interval
+  time_to_accuracy.*   test accuracy against wall time, median and range over repetitions
+  lr_schedule.*        the learning rate of every step, one line per variant (first repetition)
+  lr_finder.*          the LR range test's curve, for each lr_find*.json in DIR
+Each figure names the suite, device and date; axes carry units and every bar its n.
+"""
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def save(fig, folder, name, written):
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        path = os.path.join(folder, f"{name}.{ext}")
+        fig.savefig(path, dpi=120)
+        written.append(path)
+    plt.close(fig)
+
+
+def title(summary, what):
+    date = summary.get("started_at", "")[:10]
+    return f"{what}: suite {summary['suite']}, {summary['device']}, {date}"
+
+
+def ratio_bars(summary, metric, xlabel, name, folder, written):
+    """One horizontal bar per (workload, technique) with the metric's ratio and interval."""
+    rows = []
+    for c in summary["comparisons"]:
+        m = c.get("metrics", {}).get(metric)
+        if c["status"] != "ok" or not m or not m.get("defined"):
+            continue
+        claimed = [cl["threshold"] for cl in c.get("claims", []) if cl["metric"] == metric]
+        label = f"{c['workload']} / {c['label']} (n={m['n_baseline']}/{m['n_variant']})"
+        rows.append((label, m["estimate"], m["low"], m["high"], claimed))
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.6))
+    y = np.arange(len(rows))[::-1]
+    estimates = np.array([r[1] for r in rows])
+    errors = np.array([[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]])
+    better = estimates >= 1 if metric == "throughput" else estimates <= 1
+    ax.barh(y, estimates - 1, left=1, color=np.where(better, "#4c9a2a", "#c0504d"), alpha=0.8)
+    ax.errorbar(estimates, y, xerr=errors, fmt="none", ecolor="black", capsize=3, lw=1)
+    marked = False
+    for yi, row in zip(y, rows):
+        for threshold in row[4]:
+            ax.plot([threshold], [yi], marker="D", color="#1f4e79", ms=6,
+                    label=None if marked else "claimed ratio")
+            marked = True
+    ax.axvline(1.0, color="grey", lw=1)
+    ax.set_xscale("log")  # ratios: 2x faster and 2x slower sit equally far from 1
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.set_yticks(y)
+    ax.set_yticklabels([r[0] for r in rows], fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title(summary, name.replace("_", " ")), fontsize=10)
+    if marked:
+        ax.legend(loc="lower right", fontsize=8)
+    save(fig, folder, name, written)
+
+
+def time_to_accuracy(summary, records, folder, written):
+    """Accuracy vs wall time per variant: median over repetitions, band from min to max."""
+    curves = {}
+    for r in records:
+        points = r["metrics"].get("curve", [])
+        if r["status"] != "ok" or len(points) < 2:
+            continue
+        curves.setdefault(r["workload"], {}).setdefault(r["variant"], []).append(points)
+    if not curves:
+        return
+    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4.2), squeeze=False)
+    for ax, (workload, variants) in zip(axes[0], sorted(curves.items())):
+        for variant, runs in sorted(variants.items()):
+            end = max(p["wall_s"] for run in runs for p in run)
+            grid = np.linspace(0, end, 200)
+            # Accuracy known at time t: the last evaluation at or before t (NaN before the first).
+            values = []
+            for run in runs:
+                times = np.array([p["wall_s"] for p in run])
+                acc = np.array([p["test_accuracy"] for p in run])
+                index = np.searchsorted(times, grid, side="right") - 1
+                values.append(np.where(index >= 0, acc[np.clip(index, 0, None)], np.nan))
+            values = np.array(values)
+            with np.errstate(all="ignore"):
+                line, = ax.plot(grid, np.nanmedian(values, axis=0), label=f"{variant} (n={len(runs)})")
+                ax.fill_between(grid, np.nanmin(values, axis=0), np.nanmax(values, axis=0),
+                                color=line.get_color(), alpha=0.2)
+        target = next((r["metrics"]["target_accuracy"] for r in records
+                       if r["workload"] == workload and r["metrics"].get("target_accuracy", 0) > 0), 0)
+        if target:
+            ax.axhline(target, color="grey", ls="--", lw=1, label=f"target {target:g}")
+        ax.set_xlabel("wall time since the first step, evaluations included (s)")
+        ax.set_ylabel("test accuracy (fraction)")
+        ax.set_title(f"{workload}", fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle(title(summary, "time to accuracy"), fontsize=10)
+    save(fig, folder, "time_to_accuracy", written)
+
+
+def lr_schedules(summary, records, folder, written):
+    """The LR of every step, first repetition of each variant whose LR changes or differs."""
+    lines = {}
+    for r in records:
+        lrs = r["metrics"].get("step_lrs", [])
+        if r["status"] == "ok" and r["repetition"] == 0 and lrs:
+            lines[f"{r['workload']} / {r['variant']}"] = lrs
+    varying = {k: v for k, v in lines.items() if max(v) > min(v)}
+    if not varying:
+        return
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for label, lrs in sorted(varying.items()):
+        ax.plot(np.arange(1, len(lrs) + 1), lrs, label=label)
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("learning rate")
+    ax.set_title(title(summary, "LR schedules"), fontsize=10)
+    ax.legend(fontsize=7)
+    save(fig, folder, "lr_schedule", written)
+
+
+def lr_finders(summary, run_folder, folder, written):
+    for name in sorted(os.listdir(run_folder)):
+        if not (name.startswith("lr_find") and name.endswith(".json")):
+            continue
+        with open(os.path.join(run_folder, name)) as f:
+            curve = json.load(f)
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.plot(curve["lrs"], curve["smoothed_losses"], label="smoothed loss")
+        ax.plot(curve["lrs"], curve["losses"], alpha=0.3, label="loss")
+        ax.axvline(curve["suggested_lr"], color="grey", ls="--",
+                   label=f"suggested peak {curve['suggested_lr']:.3g}")
+        ax.set_xscale("log")
+        ax.set_xlabel("learning rate (log scale)")
+        ax.set_ylabel("training loss (nats)")
+        ax.set_title(title(summary, "LR range test"), fontsize=10)
+        ax.legend(fontsize=8)
+        save(fig, folder, os.path.splitext(name)[0], written)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    run_folder = argv[1]
+    summary_path = os.path.join(run_folder, "summary.json")
+    records_path = os.path.join(run_folder, "runs.jsonl")
+    for path in (summary_path, records_path):
+        if not os.path.exists(path):
+            hint = " (run `speedbench report DIR` first)" if path == summary_path else ""
+            print(f"plot.py: error: {path} does not exist{hint}", file=sys.stderr)
+            return 2
+    with open(summary_path) as f:
+        summary = json.load(f)
+    records = read_jsonl(records_path)
+    folder = os.path.join(run_folder, "plots")
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    ratio_bars(summary, "throughput", "throughput, variant / baseline (x, median with 95% CI)",
+               "speedup", folder, written)
+    ratio_bars(summary, "step_bytes",
+               "training memory above data and model, variant / baseline (x, median with 95% CI)",
+               "memory", folder, written)
+    time_to_accuracy(summary, records, folder, written)
+    lr_schedules(summary, records, folder, written)
+    lr_finders(summary, run_folder, folder, written)
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

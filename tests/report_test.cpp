@@ -1,0 +1,176 @@
+// Reports and verdicts on synthetic records: the comparison numbers, each verdict (confirmed,
+// refuted, inconclusive, not_run), gating, and the claims file's errors.
+#include <gtest/gtest.h>
+
+#include "harness/config/config_error.h"
+#include "harness/report/claims.h"
+#include "harness/report/report_writer.h"
+#include "test_support.h"
+
+namespace speedbench::report {
+namespace {
+
+using speedbench::testing::TempDir;
+using speedbench::testing::write_synthetic_results;
+using speedbench::testing::write_text;
+
+Claim claim(const std::string& id, const std::string& metric, const std::string& direction,
+            double threshold, bool gate = false) {
+  Claim c;
+  c.id = id;
+  c.technique = "fast";
+  c.metric = metric;
+  c.direction = direction;
+  c.threshold = threshold;
+  c.gate = gate;
+  c.source = "test";
+  return c;
+}
+
+const ClaimVerdict& verdict_of(const std::vector<ClaimVerdict>& verdicts, const std::string& id) {
+  for (const auto& v : verdicts) {
+    if (v.claim->id == id) return v;
+  }
+  throw std::runtime_error("no verdict for " + id);
+}
+
+TEST(ReportTest, ComparesVariantWithBaselineWithIntervals) {
+  TempDir dir;
+  write_synthetic_results(dir.file("runs.jsonl"));
+  const auto results = load_results(dir.path().string());
+  EXPECT_EQ(results.device, "cpu");
+  const auto comparisons = compare(results);  // no plan.json: every variant against "baseline"
+  ASSERT_EQ(comparisons.size(), 1u);
+  const auto& c = comparisons[0];
+  EXPECT_EQ(c.status, "ok");
+  EXPECT_EQ(c.baseline_ok, 5);
+  const auto* throughput = c.metric("throughput");
+  ASSERT_NE(throughput, nullptr);
+  EXPECT_TRUE(throughput->defined);
+  EXPECT_EQ(throughput->n_variant, 5);
+  EXPECT_DOUBLE_EQ(throughput->interval.estimate, 1.5);
+  EXPECT_GE(throughput->interval.low, 1.4);
+  EXPECT_LT(throughput->interval.low, 1.5);
+  EXPECT_GT(throughput->interval.high, 1.5);
+  EXPECT_LE(throughput->interval.high, 1.6);
+  EXPECT_NEAR(throughput->p_value, 0.0079, 0.003);  // fully separated 5 vs 5 (with ties in one side)
+  const auto* memory = c.metric("peak_bytes");
+  EXPECT_DOUBLE_EQ(memory->interval.low, 0.5);
+  EXPECT_DOUBLE_EQ(memory->interval.high, 0.5);
+  const auto* accuracy = c.metric("accuracy");
+  EXPECT_DOUBLE_EQ(accuracy->interval.estimate, 0.0);  // a difference, not a ratio
+  EXPECT_FALSE(c.metric("time_to_target")->defined);   // no run had a target
+  EXPECT_TRUE(c.metric("time_to_target")->note.empty());
+}
+
+TEST(ReportTest, VerdictsFollowTheIntervalAgainstTheThreshold) {
+  TempDir dir;
+  write_synthetic_results(dir.file("runs.jsonl"));
+  const auto results = load_results(dir.file("runs.jsonl"));
+  std::vector<Claim> claims = {claim("faster", "throughput", ">=", 1.3),
+                               claim("much-faster", "throughput", ">=", 2.0),
+                               claim("borderline", "throughput", ">=", 1.5),
+                               claim("half-memory", "peak_bytes", "<=", 0.5),
+                               claim("less-than-half", "peak_bytes", "<=", 0.4),
+                               claim("gpu-only", "throughput", ">=", 1.0, true),
+                               claim("absent", "throughput", ">=", 1.0, true)};
+  claims[5].device = "cuda";
+  claims[6].technique = "warp_drive";
+  const auto verdicts = verify_claims(claims, compare(results), results);
+  EXPECT_EQ(verdict_of(verdicts, "faster").verdict, "confirmed");
+  EXPECT_EQ(verdict_of(verdicts, "much-faster").verdict, "refuted");
+  EXPECT_EQ(verdict_of(verdicts, "borderline").verdict, "inconclusive");
+  EXPECT_EQ(verdict_of(verdicts, "half-memory").verdict, "confirmed");
+  EXPECT_EQ(verdict_of(verdicts, "less-than-half").verdict, "refuted");
+  const auto& gpu = verdict_of(verdicts, "gpu-only");
+  EXPECT_EQ(gpu.verdict, "not_run");
+  EXPECT_FALSE(gpu.gates) << "a CUDA claim does not gate CPU results";
+  const auto& absent = verdict_of(verdicts, "absent");
+  EXPECT_EQ(absent.verdict, "not_run");
+  EXPECT_TRUE(absent.gates) << "a gating claim whose comparison is missing fails the gate";
+}
+
+TEST(ReportTest, VerdictForAnInterval) {
+  EXPECT_EQ(verdict_for({1.2, 1.1, 1.3}, ">=", 1.05), "confirmed");
+  EXPECT_EQ(verdict_for({1.2, 1.1, 1.3}, ">=", 1.4), "refuted");
+  EXPECT_EQ(verdict_for({1.2, 1.1, 1.3}, ">=", 1.2), "inconclusive");
+  EXPECT_EQ(verdict_for({0.5, 0.45, 0.55}, "<=", 0.6), "confirmed");
+  EXPECT_EQ(verdict_for({0.5, 0.45, 0.55}, "<=", 0.4), "refuted");
+  EXPECT_EQ(verdict_for({0.5, 0.45, 0.55}, "<=", 0.5), "inconclusive");
+}
+
+TEST(ReportTest, NotApplicableAndFailedRunsAreNotCompared) {
+  TempDir dir;
+  const auto path = dir.file("runs.jsonl");
+  auto base = speedbench::testing::synthetic_record("w", "baseline", 0, 100, 1000);
+  auto na = speedbench::testing::synthetic_record("w", "tf32", 0, 0, 0);
+  na.status = RunStatus::kNotApplicable;
+  na.message = "tf32 applies only on cuda";
+  auto diverged = speedbench::testing::synthetic_record("w", "hot", 0, 0, 0);
+  diverged.status = RunStatus::kDiverged;
+  diverged.message = "loss became nan at step 3";
+  for (const auto& r : {base, na, diverged}) append_record(path, r);
+  const auto comparisons = compare(load_results(path));
+  ASSERT_EQ(comparisons.size(), 2u);
+  EXPECT_EQ(comparisons[0].status, "not_applicable");
+  EXPECT_EQ(comparisons[0].reason, "tf32 applies only on cuda");
+  EXPECT_EQ(comparisons[1].status, "failed");
+  EXPECT_NE(comparisons[1].reason.find("diverged"), std::string::npos);
+}
+
+TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
+  TempDir dir;
+  write_synthetic_results(dir.file("runs.jsonl"));
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  const std::vector<Claim> claims = {claim("faster", "throughput", ">=", 1.3)};
+  const auto verdicts = verify_claims(claims, comparisons, results);
+  const ReportInputs inputs{results, comparisons, claims, verdicts};
+  const auto markdown = markdown_report(inputs);
+  EXPECT_NE(markdown.find("| w | fast | 5/5 | 1.5x ["), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("throughput >= 1.3x | confirmed"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("## Environment"), std::string::npos);
+  const auto json = summary_json(inputs);
+  const auto& metric = json["comparisons"][0]["metrics"]["throughput"];
+  EXPECT_DOUBLE_EQ(metric["estimate"].get<double>(), 1.5);
+  EXPECT_EQ(metric["n_baseline"], 5);
+  EXPECT_EQ(json["claims"][0]["verdict"], "confirmed");
+  EXPECT_EQ(json["comparisons"][0]["claims"][0]["threshold"], 1.3);
+}
+
+TEST(ReportTest, ClaimsFileErrorsNameTheClaimAndField) {
+  TempDir dir;
+  auto error_of = [&](const std::string& text) {
+    write_text(dir.file("claims.json"), text);
+    try {
+      load_claims(dir.file("claims.json"));
+    } catch (const ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "speed", "direction": ">=", "threshold": 2, "source": "x"}]})")
+                .find("claims[0].metric': got \"speed\", expected one of: throughput"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">", "threshold": 2, "source": "x"}]})")
+                .find("claims[0].direction'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "source": "x"}]})")
+                .find("claims[0].threshold': expected a number"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "threshold": 2}]})")
+                .find("claims[0].source'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "threshold": 2, "source": "x", "gated": true}]})")
+                .find("claims[0].gated': unknown key"),
+            std::string::npos);
+}
+
+TEST(ReportTest, TheShippedClaimsFileLoads) {
+  const auto claims = load_claims(SPEEDBENCH_SOURCE_DIR "/suites/claims.json");
+  EXPECT_GE(claims.size(), 10u);
+  EXPECT_TRUE(std::any_of(claims.begin(), claims.end(), [](const Claim& c) { return c.gate; }));
+}
+
+}  // namespace
+}  // namespace speedbench::report
