@@ -205,7 +205,7 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   write_text(dir.file("refuted.json"), claims("2.0"));
   const auto ok = run_command(speedbench_cli() + " verify " + dir.file("run") + " --claims " + dir.file("confirmed.json"));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
-  EXPECT_NE(ok.output.find("2 of 2 gating claims (device cpu) confirmed"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("2 of 2 gating claims (device cpu, suite synthetic) confirmed"), std::string::npos) << ok.output;
   const auto refuted = run_command(speedbench_cli() + " verify " + dir.file("run") + " --claims " + dir.file("refuted.json"));
   EXPECT_EQ(refuted.exit_code, 1) << refuted.output;
   EXPECT_NE(refuted.output.find("gate failed: fast-is-faster is refuted"), std::string::npos) << refuted.output;

@@ -68,5 +68,20 @@ TEST(BootstrapTest, IntervalOfTheRatioOfMedians) {
   EXPECT_GT(same.high, 1.0);
 }
 
+TEST(BootstrapTest, IntervalOfTheDifferenceOfMedians) {
+  const auto constant = bootstrap_difference_of_medians({5, 5, 5}, {7, 7, 7});
+  EXPECT_DOUBLE_EQ(constant.estimate, 2.0);
+  EXPECT_DOUBLE_EQ(constant.low, 2.0);
+  EXPECT_DOUBLE_EQ(constant.high, 2.0);
+  const auto shifted = bootstrap_difference_of_medians({1, 2, 3}, {2, 3, 4});
+  EXPECT_DOUBLE_EQ(shifted.estimate, 1.0);
+  // Resampled medians stay within each sample's range: the difference within [-1, 3].
+  EXPECT_GE(shifted.low, -1.0);
+  EXPECT_LT(shifted.low, 1.0);
+  EXPECT_GT(shifted.high, 1.0);
+  EXPECT_LE(shifted.high, 3.0);
+  EXPECT_DOUBLE_EQ(bootstrap_difference_of_medians({1, 2, 3}, {2, 3, 4}).low, shifted.low);  // seeded
+}
+
 }  // namespace
 }  // namespace speedbench::measure

@@ -45,19 +45,19 @@ int command_verify(const ReportArgs& args) {
   const auto comparisons = report::compare(results);
   const auto claims = report::load_claims(args.claims_path);
   const auto verdicts = report::verify_claims(claims, comparisons, results);
-  std::printf("%s", report::verdict_table(verdicts).c_str());
+  std::printf("%s\n", report::verdict_table(verdicts).c_str());
   int gating = 0, failing = 0;
   for (const auto& v : verdicts) {
     if (!v.gates) continue;
     gating += 1;
     if (v.verdict != "confirmed") {
       failing += 1;
-      std::fprintf(stderr, "gate failed: %s is %s%s%s\n", v.claim->id.c_str(), v.verdict.c_str(),
-                   v.reason.empty() ? "" : " - ", v.reason.c_str());
+      std::printf("gate failed: %s is %s%s%s\n", v.claim->id.c_str(), v.verdict.c_str(),
+                  v.reason.empty() ? "" : " - ", v.reason.c_str());
     }
   }
-  std::printf("%d of %d gating claims (device %s) confirmed\n", gating - failing, gating,
-              results.device.c_str());
+  std::printf("%d of %d gating claims (device %s, suite %s) confirmed\n", gating - failing, gating,
+              results.device.c_str(), results.suite.c_str());
   return failing > 0 ? 1 : 0;
 }
 

@@ -1,5 +1,6 @@
 #include "harness/report/report_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -146,6 +147,53 @@ nlohmann::json interval_json(const MetricComparison& m) {
   return j;
 }
 
+// One row per technique (comparison label), one column per workload: the table a person reads
+// first, with the published claim beside and the claims' verdicts.
+std::string technique_overview(const ReportInputs& in) {
+  std::vector<std::string> workloads, labels;
+  for (const auto& r : in.comparisons) {
+    if (std::find(workloads.begin(), workloads.end(), r.comparison.workload) == workloads.end()) {
+      workloads.push_back(r.comparison.workload);
+    }
+    if (std::find(labels.begin(), labels.end(), r.comparison.label) == labels.end()) {
+      labels.push_back(r.comparison.label);
+    }
+  }
+  std::vector<std::string> columns = {"technique", "published claim"};
+  for (const auto& w : workloads) columns.push_back(w + ": throughput / training memory");
+  columns.push_back("verdicts");
+  std::ostringstream out;
+  out << header(columns);
+  for (const auto& label : labels) {
+    const auto* info = find_technique(label);
+    std::vector<std::string> cells = {label, info ? info->claim : "-"};
+    std::string na_reason;
+    for (const auto& w : workloads) {
+      std::string cell = "-";
+      for (const auto& r : in.comparisons) {
+        if (r.comparison.workload != w || r.comparison.label != label) continue;
+        if (r.status == "ok") {
+          cell = metric_text(r, "throughput") + " / " + metric_text(r, "step_bytes");
+        } else {
+          cell = r.status == "not_applicable" ? "n/a" : r.status;
+          if (na_reason.empty()) na_reason = r.reason;
+        }
+      }
+      cells.push_back(cell);
+    }
+    std::string verdicts;
+    for (const auto& v : in.verdicts) {
+      if (v.claim->technique == label && v.verdict != "not_run") {
+        verdicts += (verdicts.empty() ? "" : "; ") + v.claim->id + ": **" + v.verdict + "**";
+      }
+    }
+    if (verdicts.empty() && !na_reason.empty()) verdicts = na_reason;
+    cells.push_back(verdicts.empty() ? "-" : verdicts);
+    out << row(cells);
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string markdown_report(const ReportInputs& in) {
@@ -173,7 +221,7 @@ std::string markdown_report(const ReportInputs& in) {
          "steps above what was resident when training started (the dataset, the model): "
          "activations, gradients, optimizer state. Accuracy is a difference, not a ratio.\n\n";
 
-  out << "## Summary\n\n"
+  out << "## By technique\n\n" << technique_overview(in) << "\n## Summary\n\n"
       << header({"workload", "technique", "n base/var", "throughput", "p", "CV", "training memory",
                  "accuracy delta", "time to target", "claim", "verdict"});
   std::ostringstream skipped;

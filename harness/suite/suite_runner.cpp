@@ -180,10 +180,8 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   if (g_stop_signal != 0) {
     summary.interrupted = true;
     std::fprintf(stderr, "suite %s: interrupted (%s) after %d runs in %s; the run in flight was "
-                 "dropped. Continue with: speedbench run --suite %s --resume%s\n",
-                 suite.name.c_str(), strsignal(g_stop_signal), summary.runs, took.c_str(),
-                 suite.file.c_str(),
-                 options.results_root == "results" ? "" : (" --out " + options.results_root).c_str());
+                 "dropped. Continue with the same command and --resume\n",
+                 suite.name.c_str(), strsignal(g_stop_signal), summary.runs, took.c_str());
     return summary;
   }
   std::fprintf(stderr, "suite %s: %d ok, %d diverged/oom, %d not applicable, %d crashed in %s%s\n",
