@@ -14,6 +14,7 @@ Each figure names the suite, device and date; axes carry units and every bar its
 import json
 import os
 import sys
+import warnings
 
 import matplotlib
 
@@ -69,7 +70,10 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
             marked = True
     ax.axvline(1.0, color="grey", lw=1)
     ax.set_xscale("log")  # ratios: 2x faster and 2x slower sit equally far from 1
+    low, high = ax.get_xlim()
+    ax.set_xticks([t for t in (1 / 16, 1 / 8, 0.25, 0.5, 1, 2, 4, 8, 16, 32) if low <= t <= high])
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_yticks(y)
     ax.set_yticklabels([r[0] for r in rows], fontsize=8)
     ax.set_xlabel(xlabel)
@@ -102,7 +106,8 @@ def time_to_accuracy(summary, records, folder, written):
                 index = np.searchsorted(times, grid, side="right") - 1
                 values.append(np.where(index >= 0, acc[np.clip(index, 0, None)], np.nan))
             values = np.array(values)
-            with np.errstate(all="ignore"):
+            with warnings.catch_warnings():  # before a run's first evaluation every value is NaN
+                warnings.simplefilter("ignore", RuntimeWarning)
                 line, = ax.plot(grid, np.nanmedian(values, axis=0), label=f"{variant} (n={len(runs)})")
                 ax.fill_between(grid, np.nanmin(values, axis=0), np.nanmax(values, axis=0),
                                 color=line.get_color(), alpha=0.2)

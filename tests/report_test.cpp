@@ -73,9 +73,11 @@ TEST(ReportTest, VerdictsFollowTheIntervalAgainstTheThreshold) {
                                claim("half-memory", "peak_bytes", "<=", 0.5),
                                claim("less-than-half", "peak_bytes", "<=", 0.4),
                                claim("gpu-only", "throughput", ">=", 1.0, true),
-                               claim("absent", "throughput", ">=", 1.0, true)};
+                               claim("absent", "throughput", ">=", 1.0, true),
+                               claim("gated-in-smoke", "throughput", ">=", 1.3, true)};
   claims[5].device = "cuda";
   claims[6].technique = "warp_drive";
+  claims[7].gate_suite = "smoke";  // these results are suite "synthetic"
   const auto verdicts = verify_claims(claims, compare(results), results);
   EXPECT_EQ(verdict_of(verdicts, "faster").verdict, "confirmed");
   EXPECT_EQ(verdict_of(verdicts, "much-faster").verdict, "refuted");
@@ -88,6 +90,9 @@ TEST(ReportTest, VerdictsFollowTheIntervalAgainstTheThreshold) {
   const auto& absent = verdict_of(verdicts, "absent");
   EXPECT_EQ(absent.verdict, "not_run");
   EXPECT_TRUE(absent.gates) << "a gating claim whose comparison is missing fails the gate";
+  const auto& elsewhere = verdict_of(verdicts, "gated-in-smoke");
+  EXPECT_EQ(elsewhere.verdict, "confirmed") << "judged on any suite's results";
+  EXPECT_FALSE(elsewhere.gates) << "but it gates only its gate_suite's";
 }
 
 TEST(ReportTest, VerdictForAnInterval) {

@@ -9,8 +9,8 @@ namespace speedbench::report {
 
 namespace {
 
-bool claim_applies(const Claim& claim, const std::string& device, const std::string& suite) {
-  return (claim.device == "any" || claim.device == device) && (claim.suite.empty() || claim.suite == suite);
+bool claim_applies(const Claim& claim, const std::string& device) {
+  return claim.device == "any" || claim.device == device;
 }
 
 bool claim_matches(const Claim& claim, const Comparison& comparison, const std::string& device) {
@@ -47,7 +47,7 @@ std::vector<Claim> load_claims(const std::string& path) {
     if (c.technique.empty()) in.fail("technique", "expected a technique id, \"all\" or a variant name");
     c.workload = in.get_string("workload", c.workload);
     c.device = in.get_choice("device", c.device, {"cpu", "cuda", "any"});
-    c.suite = in.get_string("suite", c.suite);
+    c.gate_suite = in.get_string("gate_suite", c.gate_suite);
     c.metric = in.get_string("metric", "");
     if (find_metric(c.metric) == nullptr) {
       std::string known;
@@ -84,11 +84,10 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
     ClaimVerdict best;  // the deciding (worst) verdict so far
     best.claim = &claim;
     best.verdict = "not_run";
-    const bool applies = claim_applies(claim, device, results.suite);
-    best.gates = claim.gate && applies;
+    const bool applies = claim_applies(claim, device);
+    best.gates = claim.gate && applies && (claim.gate_suite.empty() || claim.gate_suite == results.suite);
     if (!applies) {
-      best.reason = "claim is for " + (claim.suite.empty() ? "" : "suite " + claim.suite + " on ") +
-                    claim.device + "; these results are " + results.suite + " on " + device;
+      best.reason = "claim is for " + claim.device + "; these results are from " + device;
     } else {
       best.reason = "no comparison of " + claim.technique +
                     (claim.workload == "any" ? "" : " on " + claim.workload) + " in these results";
@@ -132,7 +131,7 @@ std::vector<const Claim*> claims_for(const std::vector<Claim>& claims, const Com
                                      const Results& results) {
   std::vector<const Claim*> found;
   for (const auto& claim : claims) {
-    if (claim_applies(claim, results.device, results.suite) &&
+    if (claim_applies(claim, results.device) &&
         claim_matches(claim, comparison, results.device)) {
       found.push_back(&claim);
     }

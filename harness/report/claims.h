@@ -2,7 +2,9 @@
 //   {"claims": [{"id": "checkpointing-memory", "technique": "checkpointing", "workload": "any",
 //                "device": "cpu", "metric": "peak_bytes", "direction": "<=", "threshold": 0.8,
 //                "gate": true, "source": "Chen et al. arXiv 1604.06174", "statement": "..."}]}
-// `suite` (optional) limits a claim to one suite's results. `technique` is a comparison label: a technique id, "all", or a grid/scaling variant name.
+// A claim is judged on any results of its device. `gate_suite` (optional) limits its gate to
+// the results of one suite (the one CI runs): elsewhere it is judged but gates nothing.
+// `technique` is a comparison label: a technique id, "all", or a grid/scaling variant name.
 // A ratio metric's threshold is on variant/baseline; accuracy's on the difference.
 #pragma once
 
@@ -18,11 +20,11 @@ struct Claim {
   std::string technique;
   std::string workload = "any";
   std::string device = "any";  // cpu | cuda | any
-  std::string suite;           // "" = results of any suite; else only that suite's
+  std::string gate_suite;      // "" = gate on any suite's results; else only on that suite's
   std::string metric;
   std::string direction;       // ">=" or "<="
   double threshold = 0;
-  bool gate = false;           // verify fails unless it is confirmed (on its device and suite)
+  bool gate = false;           // verify fails unless it is confirmed (on its device, gate_suite)
   std::string source;
   std::string statement;
 };
@@ -38,7 +40,7 @@ struct ClaimVerdict {
   measure::Interval interval;
   int n_baseline = 0, n_variant = 0;
   std::string reason;
-  bool gates = false;    // gate, and for the results' device and suite: a failure fails verify
+  bool gates = false;    // gate, on the results' device and gate_suite: a failure fails verify
 };
 
 // The interval against the threshold: confirmed when it clears it, refuted when it excludes it.
