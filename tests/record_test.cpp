@@ -112,6 +112,19 @@ TEST(RecordsFileTest, AppendsOneParsableLinePerRecord) {
   const auto records = read_records(path);
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1].run_index, 4);
+  EXPECT_EQ(read_last_record(path).run_index, 4);
+}
+
+TEST(RecordsFileTest, LastRecordOfAnEmptyFileIsAnError) {
+  TempDir dir;
+  const auto path = dir.file("runs.jsonl");
+  std::ofstream(path) << "\n";
+  try {
+    read_last_record(path);
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("the file has no records"), std::string::npos) << error.what();
+  }
 }
 
 TEST(RecordsFileTest, CorruptLineIsReportedWithItsNumber) {

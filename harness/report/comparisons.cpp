@@ -73,11 +73,11 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
   const auto variant = metric_values(results, c.workload, c.variant, info);
   m.n_baseline = static_cast<int>(baseline.size());
   m.n_variant = static_cast<int>(variant.size());
-  const bool had_target = std::any_of(results.records.begin(), results.records.end(), [&](const Record& r) {
-    return r.workload == c.workload && r.metrics.target_accuracy > 0;
-  });
-  if (info.id == "time_to_target" && had_target &&
-      (m.n_baseline < baseline_ok || m.n_variant < variant_ok)) {
+  const bool some_not_reached = m.n_baseline < baseline_ok || m.n_variant < variant_ok;
+  if (info.id == "time_to_target" && some_not_reached &&
+      std::any_of(results.records.begin(), results.records.end(), [&](const Record& r) {
+        return r.workload == c.workload && r.metrics.target_accuracy > 0;
+      })) {
     m.note = "target reached by " + std::to_string(m.n_baseline) + "/" + std::to_string(baseline_ok) +
              " baseline and " + std::to_string(m.n_variant) + "/" + std::to_string(variant_ok) +
              " variant runs";

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include "harness/config/config_error.h"
@@ -31,22 +32,48 @@ void append_record(const std::string& path, const Record& record) {
   }
 }
 
-std::vector<Record> read_records(const std::string& path) {
+namespace {
+
+// Calls `take` with each non-empty line's record; a line that does not parse names its number.
+template <typename Take>
+void for_each_record(const std::string& path, bool parse_last_only, Take take) {
   std::ifstream in(path);
   if (!in) throw ConfigError(path, "", "cannot open the records file");
-  std::vector<Record> records;
-  std::string line;
-  int line_number = 0;
+  std::string line, last;
+  int line_number = 0, last_number = 0;
+  auto parse = [&](const std::string& text, int number) {
+    try {
+      take(record_from_json(nlohmann::json::parse(text)));
+    } catch (const std::exception& error) {
+      throw ConfigError(path, "line " + std::to_string(number), error.what());
+    }
+  };
   while (std::getline(in, line)) {
     ++line_number;
     if (line.empty()) continue;
-    try {
-      records.push_back(record_from_json(nlohmann::json::parse(line)));
-    } catch (const std::exception& error) {
-      throw ConfigError(path, "line " + std::to_string(line_number), error.what());
+    if (parse_last_only) {
+      last.swap(line);
+      last_number = line_number;
+    } else {
+      parse(line, line_number);
     }
   }
+  if (parse_last_only && last_number > 0) parse(last, last_number);
+}
+
+}  // namespace
+
+std::vector<Record> read_records(const std::string& path) {
+  std::vector<Record> records;
+  for_each_record(path, false, [&](Record record) { records.push_back(std::move(record)); });
   return records;
+}
+
+Record read_last_record(const std::string& path) {
+  std::optional<Record> last;
+  for_each_record(path, true, [&](Record record) { last = std::move(record); });
+  if (!last) throw ConfigError(path, "", "the file has no records");
+  return *last;
 }
 
 }  // namespace speedbench

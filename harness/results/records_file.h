@@ -15,5 +15,7 @@ void append_record(const std::string& path, const Record& record);
 
 // Reads every record; a line that does not parse is an error naming the file and line.
 std::vector<Record> read_records(const std::string& path);
+// The last record only (the others are not parsed): what a suite runner checks after each run.
+Record read_last_record(const std::string& path);
 
 }  // namespace speedbench

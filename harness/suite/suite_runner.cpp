@@ -164,7 +164,7 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
       last = crashed_record(run.config, identity, failure);
       append_record(summary.records_path, last);
     } else {
-      last = read_records(summary.records_path).back();
+      last = read_last_record(summary.records_path);
     }
     summary.runs += 1;
     switch (last.status) {
