@@ -175,6 +175,10 @@ TEST(SuiteTest, BadSuitesNameTheField) {
   EXPECT_NE(config_error(suite_json("one_at_a_time", {{"techniques", {{{"id", "amp"}}}}}))
                 .find("give exactly one of \"config\""),
             std::string::npos);
+  const nlohmann::json amp = {{"id", "amp"}, {"config", {{"techniques", {{"amp", "bf16"}}}}}};
+  EXPECT_NE(config_error(suite_json("one_at_a_time", {{"techniques", {amp, amp}}}))
+                .find("techniques[1].id': \"amp\" is used twice"),
+            std::string::npos);
   // A key of another design is not silently ignored.
   auto mixed = suite_json("grid", kTechniques);
   mixed["variants"] = {{{"name", "a"}}, {{"name", "b"}}};

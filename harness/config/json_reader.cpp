@@ -26,6 +26,11 @@ std::string JsonObjectReader::field_path(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
 }
 
+void JsonObjectReader::require_unique(const std::string& key, const std::string& value,
+                                      std::set<std::string>& seen) const {
+  if (!seen.insert(value).second) fail(key, "\"" + value + "\" is used twice");
+}
+
 void JsonObjectReader::fail(const std::string& key, const std::string& message) const {
   throw ConfigError(file_, field_path(key), message);
 }

@@ -1,6 +1,7 @@
 #include "harness/report/claims.h"
 
 #include <algorithm>
+#include <set>
 
 #include "harness/config/config_error.h"
 #include "harness/config/json_reader.h"
@@ -13,10 +14,10 @@ bool claim_applies(const Claim& claim, const std::string& device) {
   return claim.device == "any" || claim.device == device;
 }
 
-bool claim_matches(const Claim& claim, const Comparison& comparison, const std::string& device) {
+// The comparison a claim speaks of (its device is checked by claim_applies).
+bool claim_matches(const Claim& claim, const Comparison& comparison) {
   return claim.technique == comparison.label &&
-         (claim.workload == "any" || claim.workload == comparison.workload) &&
-         (claim.device == "any" || claim.device == device);
+         (claim.workload == "any" || claim.workload == comparison.workload);
 }
 
 int severity(const std::string& verdict) {
@@ -35,14 +36,13 @@ std::vector<Claim> load_claims(const std::string& path) {
   if (list == nullptr || !list->is_array()) root.fail("claims", "expected a list of claims");
   root.reject_unknown_keys();
   std::vector<Claim> claims;
+  std::set<std::string> ids;
   for (size_t i = 0; i < list->size(); ++i) {
     JsonObjectReader in(list->at(i), path, "claims[" + std::to_string(i) + "]");
     Claim c;
     c.id = in.get_string("id", "");
     if (c.id.empty()) in.fail("id", "expected a non-empty claim id");
-    for (const auto& other : claims) {
-      if (other.id == c.id) in.fail("id", "\"" + c.id + "\" is used twice");
-    }
+    in.require_unique("id", c.id, ids);
     c.technique = in.get_string("technique", "");
     if (c.technique.empty()) in.fail("technique", "expected a technique id, \"all\" or a variant name");
     c.workload = in.get_string("workload", c.workload);
@@ -93,7 +93,7 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
                     (claim.workload == "any" ? "" : " on " + claim.workload) + " in these results";
     }
     for (const auto& result : comparisons) {
-      if (!applies || !claim_matches(claim, result.comparison, device)) continue;
+      if (!applies || !claim_matches(claim, result.comparison)) continue;
       ClaimVerdict v = best;
       v.workload = result.comparison.workload;
       const auto* m = result.metric(claim.metric);
@@ -132,7 +132,7 @@ std::vector<const Claim*> claims_for(const std::vector<Claim>& claims, const Com
   std::vector<const Claim*> found;
   for (const auto& claim : claims) {
     if (claim_applies(claim, results.device) &&
-        claim_matches(claim, comparison, results.device)) {
+        claim_matches(claim, comparison)) {
       found.push_back(&claim);
     }
   }

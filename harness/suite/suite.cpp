@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 #include <regex>
+#include <set>
 
 #include "harness/config/config_loader.h"
 #include "harness/config/json_reader.h"
@@ -57,13 +58,12 @@ std::vector<Workload> read_workloads(JsonObjectReader& in, const nlohmann::json&
     in.fail("workloads", "expected a non-empty list of {\"name\": ..., \"config\": {...}}");
   }
   std::vector<Workload> workloads;
+  std::set<std::string> names;
   for (size_t i = 0; i < list->size(); ++i) {
     JsonObjectReader entry(list->at(i), in.file(), "workloads[" + std::to_string(i) + "]");
     Workload workload;
     workload.name = checked_name(entry, "name");
-    for (const auto& other : workloads) {
-      if (other.name == workload.name) entry.fail("name", "\"" + workload.name + "\" is used twice");
-    }
+    entry.require_unique("name", workload.name, names);
     const auto* config = entry.raw("config");
     if (config != nullptr && !config->is_object()) {
       entry.fail("config", "expected a JSON object of TrainConfig fields");
@@ -113,6 +113,7 @@ std::vector<Toggle> read_techniques(JsonObjectReader& in, const std::vector<Work
             "expected a non-empty list of {\"id\": technique id, \"config\": {...}} for this design");
   }
   std::vector<Toggle> toggles;
+  std::set<std::string> ids;
   for (size_t i = 0; i < list->size(); ++i) {
     const auto path = "techniques[" + std::to_string(i) + "]";
     JsonObjectReader entry(list->at(i), in.file(), path);
@@ -121,9 +122,7 @@ std::vector<Toggle> read_techniques(JsonObjectReader& in, const std::vector<Work
     if (find_technique(toggle.name) == nullptr) {
       entry.fail("id", "\"" + toggle.name + "\" is not a technique id (`speedbench list` shows them)");
     }
-    for (const auto& other : toggles) {
-      if (other.name == toggle.name) entry.fail("id", "\"" + toggle.name + "\" is listed twice");
-    }
+    entry.require_unique("id", toggle.name, ids);
     const bool has_on = entry.raw("config") != nullptr;
     const bool has_off = entry.raw("off_config") != nullptr;
     if (has_on == has_off) {
@@ -147,14 +146,13 @@ std::vector<Toggle> read_variants(JsonObjectReader& in, const std::vector<Worklo
                         "first is the baseline");
   }
   std::vector<Toggle> toggles;
+  std::set<std::string> names;
   for (size_t i = 0; i < list->size(); ++i) {
     const auto path = "variants[" + std::to_string(i) + "]";
     JsonObjectReader entry(list->at(i), in.file(), path);
     Toggle toggle;
     toggle.name = checked_name(entry, "name");
-    for (const auto& other : toggles) {
-      if (other.name == toggle.name) entry.fail("name", "\"" + toggle.name + "\" is used twice");
-    }
+    entry.require_unique("name", toggle.name, names);
     toggle.patch = entry.raw("config") ? object_patch(entry, "config") : nlohmann::json::object();
     toggle.workloads = read_workload_restriction(entry, workloads);
     if (i == 0 && !toggle.workloads.empty()) {
