@@ -206,8 +206,8 @@ TEST(ConfigCombinationTest, ImpossibleTechniqueCombinationsAreRejected) {
                 .find("techniques.checkpointing"), std::string::npos);
   EXPECT_NE(error_of({{"batch_size", 100}, {"techniques", {{"grad_accumulation", 3}}}})
                 .find("not divisible into 3"), std::string::npos);
-  EXPECT_NE(error_of({{"techniques", {{"ddp_world_size", 2}}}}).find("not implemented yet"),
-            std::string::npos);
+  EXPECT_NE(error_of({{"device", "cuda"}, {"techniques", {{"ddp_world_size", 2}, {"cuda_graphs", true}}}})
+                .find("cannot be combined with ddp"), std::string::npos);
   EXPECT_NE(error_of({{"techniques", {{"max_batch", {{"enabled", true}}}}}}).find("budget_bytes"),
             std::string::npos);
   EXPECT_NE(error_of({{"techniques", {{"lr_schedule", {{"kind", "one_cycle"}}}}}}).find("needs max_lr"),

@@ -1,12 +1,15 @@
 #include "harness/cli/commands.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
+#include "harness/distributed/launch_environment.h"
+#include "harness/distributed/local_launcher.h"
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/statistics.h"
 #include "harness/results/records_file.h"
@@ -57,15 +60,54 @@ void print_summary(const Record& r, const std::string& records_path) {
       }
     }
   }
+  const auto& d = m.distributed;
+  if (d.world_size > 1) {
+    std::printf("  DDP: %lld ranks (%s), %lld gradient buckets, %lld launched during backward; "
+                "all-reduce wait %.2f ms/step\n",
+                static_cast<long long>(d.world_size), d.backend.c_str(),
+                static_cast<long long>(d.buckets), static_cast<long long>(d.overlapped_buckets),
+                m.measured_steps > 0 ? d.comm_wait_ms_total / m.measured_steps : 0.0);
+    std::string per_rank;
+    for (double ms : d.rank_step_ms_median) per_rank += " " + std::to_string(ms).substr(0, 6);
+    if (!per_rank.empty()) std::printf("  median step ms per rank:%s\n", per_rank.c_str());
+  }
   std::printf("  record -> %s\n", records_path.c_str());
 }
 
 }  // namespace
 
+// How the launcher hands its workers one run id (their records then land in one folder).
+constexpr const char* kRunIdVariable = "SPEEDBENCH_RUN_ID";
+
+// `run-one` with a world size > 1 and no worker environment: start the workers, each this same
+// command with RANK etc. set (and one run id, so that rank 0 writes where the user expects).
+int launch_run_one(const RunOneArgs& args, int world_size) {
+  distributed::LocalLaunch launch;
+  launch.nproc = world_size;
+  launch.argv = distributed::own_command_line();
+  if (args.identity.run_id.empty()) ::setenv(kRunIdVariable, make_run_id().c_str(), 1);
+  return distributed::launch_local_workers(launch);
+}
+
 int command_run_one(const RunOneArgs& args) {
   auto config = load_train_config(args.config_path);
   if (!args.data_root.empty()) config.data.root = args.data_root;
+  if (args.nproc < 0 || args.nproc > 4096) {
+    throw ConfigError("command line", "--nproc", "got " + std::to_string(args.nproc) + ", expected 1..4096");
+  }
+  // A worker of a distributed run (started by --nproc, torchrun, srun) or the launcher of one.
+  const auto launch = distributed::read_launch_environment(distributed::process_environment());
+  if (launch) {
+    config.techniques.ddp_world_size = launch->world_size;
+  } else {
+    if (args.nproc > 0) config.techniques.ddp_world_size = args.nproc;
+    if (config.techniques.ddp_world_size > 1) {
+      return launch_run_one(args, static_cast<int>(config.techniques.ddp_world_size));
+    }
+  }
+  const bool writes_record = !launch || launch->rank == 0;
   RunIdentity identity = args.identity;
+  if (identity.run_id.empty() && launch && std::getenv(kRunIdVariable)) identity.run_id = std::getenv(kRunIdVariable);
   if (identity.run_id.empty()) identity.run_id = make_run_id();
   const auto records_path =
       !args.records_path.empty()
@@ -76,17 +118,22 @@ int command_run_one(const RunOneArgs& args) {
   // Exact CPU byte accounting for the whole process, installed before any tensor exists.
   measure::CpuMemoryTracker::install();
   ProgressFn progress;
-  if (!args.quiet) {
+  if (!args.quiet && writes_record) {
     progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
   }
-  const Record record = execute_run(config, identity, progress);
-  append_record(records_path, record);
-  if (args.brief) {
-    print_brief_summary(record);
+  const Record record = execute_run(config, identity, progress, launch);
+  if (!writes_record) {  // ranks > 0: rank 0's record speaks for the run
+    if (record.status != RunStatus::kOk) print_brief_summary(record);
   } else {
-    print_summary(record, records_path);
+    append_record(records_path, record);
+    if (args.brief) {
+      print_brief_summary(record);
+    } else {
+      print_summary(record, records_path);
+    }
   }
-  return 0;
+  // A distributed worker that crashed must fail its launcher, which then stops the others.
+  return launch && launch->world_size > 1 && record.status == RunStatus::kCrashed ? 1 : 0;
 }
 
 int command_run_suite(const RunSuiteArgs& args) {

@@ -16,6 +16,7 @@ struct RunOneArgs {
   RunIdentity identity;
   bool quiet = false;
   bool brief = false;  // a one-line summary (under the suite runner's progress line)
+  int nproc = 0;       // > 0: DDP with this many local worker processes (overrides the config)
 };
 
 struct RunSuiteArgs {

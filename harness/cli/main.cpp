@@ -1,6 +1,7 @@
 // speedbench: the command line.
 //   speedbench run-one --config FILE      train one config, append its record, print a summary
 //   speedbench run --suite FILE           run a suite's plan, each run in its own process
+//   speedbench run --config FILE --nproc N   one config as N DDP worker processes
 //   speedbench report DIR                 comparisons with intervals: report.md, summary.json
 //   speedbench verify DIR                 claims -> verdicts; exit 1 if a gating claim fails
 //   speedbench list                       workloads and techniques
@@ -34,10 +35,21 @@ int main(int argc, char** argv) {
   run_one_cmd->add_option("--data-root", run_one.data_root, "Read the dataset from this folder");
   run_one_cmd->add_flag("--quiet", run_one.quiet, "No progress lines");
   run_one_cmd->add_flag("--brief", run_one.brief, "A one-line summary");
+  run_one_cmd->add_option("--nproc", run_one.nproc,
+                          "DDP: start this many local worker processes (overrides ddp_world_size)");
 
   RunSuiteArgs run_suite_args;
   auto* run_cmd = app.add_subcommand("run", "Run a suite (each run in a child process)");
-  run_cmd->add_option("--suite", run_suite_args.suite_path, "Suite JSON file")->required();
+  auto* suite_option = run_cmd->add_option("--suite", run_suite_args.suite_path, "Suite JSON file");
+  // `run --config FILE [--nproc N]`: one config, as run-one (the torchrun-like entry point).
+  auto* config_option = run_cmd->add_option("--config", run_one.config_path, "Run one TrainConfig instead of a suite");
+  run_cmd->add_option("--nproc", run_one.nproc, "With --config: DDP with this many local worker processes");
+  suite_option->excludes(config_option);
+  run_cmd->callback([&] {
+    if (suite_option->count() == 0 && config_option->count() == 0) {
+      throw CLI::RequiredError("--suite or --config");
+    }
+  });
   run_cmd->add_option("--out", run_suite_args.results_root, "Results root folder")->capture_default_str();
   run_cmd->add_option("--data-root", run_suite_args.data_root, "Read datasets from this folder");
   run_cmd->add_flag("--resume", run_suite_args.resume,
@@ -72,6 +84,11 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run_one_cmd) return command_run_one(run_one);
+    if (*run_cmd && !run_one.config_path.empty()) {
+      run_one.results_root = run_suite_args.results_root;
+      run_one.data_root = run_suite_args.data_root;
+      return command_run_one(run_one);
+    }
     if (*run_cmd) {
       run_suite_args.executable = std::filesystem::canonical("/proc/self/exe").string();
       return command_run_suite(run_suite_args);

@@ -115,6 +115,8 @@ Techniques read_techniques(JsonObjectReader in) {
   t.checkpoint_segments = in.get_int("checkpoint_segments", t.checkpoint_segments, 1, 1000);
   t.grad_accumulation = in.get_int("grad_accumulation", t.grad_accumulation, 1, 4096);
   t.ddp_world_size = in.get_int("ddp_world_size", t.ddp_world_size, 1, 4096);
+  t.ddp_bucket_cap_mb = in.get_double("ddp_bucket_cap_mb", t.ddp_bucket_cap_mb, 1e-6, 1e6);
+  t.ddp_timeout_s = in.get_double("ddp_timeout_s", t.ddp_timeout_s, 1.0, 86400.0);
   t.zero_grad_none = in.get_bool("zero_grad_none", t.zero_grad_none);
   t.host_to_tensor = in.get_bool("host_to_tensor", t.host_to_tensor);
   t.debug_mode = in.get_choice("debug_mode", t.debug_mode, {"off", "anomaly", "profiler"});
@@ -147,6 +149,7 @@ void check_cuda_graphs(const TrainConfig& c, const std::string& file) {
       {t.grad_clipping > 0, "grad_clipping (clip_grad_norm_ reads the norm on the host)"},
       {t.grad_accumulation > 1, "grad_accumulation"},
       {t.checkpointing, "checkpointing"},
+      {t.ddp_world_size > 1, "ddp (its all-reduces are launched from autograd hooks)"},
       {t.debug_mode != "off", "debug_mode"},
       {c.optimizer.name != "sgd" && t.optimizer_impl != "fused",
        "Adam/AdamW without optimizer_impl \"fused\" (their step count lives on the host)"},
@@ -264,6 +267,7 @@ nlohmann::json train_config_to_json(const TrainConfig& c) {
         {"sync_every_steps", t.sync_every_steps}, {"checkpointing", t.checkpointing},
         {"checkpoint_segments", t.checkpoint_segments},
         {"grad_accumulation", t.grad_accumulation}, {"ddp_world_size", t.ddp_world_size},
+        {"ddp_bucket_cap_mb", t.ddp_bucket_cap_mb}, {"ddp_timeout_s", t.ddp_timeout_s},
         {"zero_grad_none", t.zero_grad_none}, {"host_to_tensor", t.host_to_tensor},
         {"debug_mode", t.debug_mode}, {"grad_clipping", t.grad_clipping},
         {"bn_no_bias", t.bn_no_bias}, {"eval_no_grad", t.eval_no_grad},

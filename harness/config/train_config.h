@@ -79,7 +79,9 @@ struct Techniques {
   bool checkpointing = false;             // 8: recompute activations in backward
   int64_t checkpoint_segments = 1;        // 8: model segments per checkpointed chunk
   int64_t grad_accumulation = 1;          // 9: micro-batches per optimizer step (1 = off)
-  int64_t ddp_world_size = 1;             // 10: processes (1 = off)
+  int64_t ddp_world_size = 1;             // 10: processes (1 = off); --nproc overrides
+  double ddp_bucket_cap_mb = 25.0;        // 10: gradient bucket size (MiB), as torch DDP
+  double ddp_timeout_s = 60.0;            // 10: rendezvous and collective timeout
   bool zero_grad_none = false;            // 11
   bool host_to_tensor = false;            // 12: wrap host buffers (from_blob) instead of copying
   std::string debug_mode = "off";         // 13: off | anomaly | profiler (debug_off = "off")

@@ -48,6 +48,19 @@ std::vector<MetricInfo> build_metrics() {
        }},
       {"parameters", "parameters", "count", true, true,
        [](const Record& r) { return positive(static_cast<double>(r.metrics.parameter_count)); }},
+      // DDP (tip 10): throughput per process; its ratio between world sizes is the scaling
+      // efficiency (1 = linear scaling).
+      {"scaling_efficiency", "throughput per process", "samples/s", true, false,
+       [](const Record& r) {
+         return positive(r.metrics.samples_per_s / static_cast<double>(r.metrics.distributed.world_size));
+       }},
+      {"comm_wait", "all-reduce wait per step", "ms", true, true,
+       [](const Record& r) {
+         const auto& d = r.metrics.distributed;
+         return d.world_size > 1 && r.metrics.measured_steps > 0
+                    ? Value(d.comm_wait_ms_total / static_cast<double>(r.metrics.measured_steps))
+                    : std::nullopt;
+       }},
   };
 }
 

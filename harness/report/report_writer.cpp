@@ -194,6 +194,53 @@ std::string technique_overview(const ReportInputs& in) {
   return out.str();
 }
 
+// DDP comparisons (the world size differs): throughput, scaling efficiency, communication.
+std::string scaling_table(const ReportInputs& in) {
+  std::ostringstream out;
+  auto world_size_of = [&](const std::string& workload, const std::string& variant) -> int64_t {
+    for (const auto& r : in.results.records) {
+      if (r.workload == workload && r.variant == variant && r.status == RunStatus::kOk) {
+        return r.metrics.distributed.world_size;
+      }
+    }
+    return 0;
+  };
+  for (const auto& r : in.comparisons) {
+    const auto& c = r.comparison;
+    if (r.status != "ok") continue;
+    const auto base_world = world_size_of(c.workload, c.baseline);
+    const auto world = world_size_of(c.workload, c.variant);
+    if (base_world == 0 || world == base_world) continue;
+    std::string wait = "-", ranks = "-", buckets = "-";
+    const auto waits = metric_values(in.results, c.workload, c.variant, *find_metric("comm_wait"));
+    const auto steps = metric_values(in.results, c.workload, c.variant, *find_metric("step_time"));
+    if (!waits.empty() && !steps.empty()) {
+      const double w = measure::summarize(waits).median;
+      wait = format("%.2f ms", w) + format(" (%.0f%% of a step)", 100 * w / measure::summarize(steps).median);
+    }
+    for (const auto& record : in.results.records) {
+      if (record.workload != c.workload || record.variant != c.variant || record.status != RunStatus::kOk) continue;
+      const auto& d = record.metrics.distributed;
+      ranks.clear();
+      for (double ms : d.rank_step_ms_median) ranks += (ranks.empty() ? "" : " / ") + format("%.1f", ms);
+      buckets = std::to_string(d.buckets) + " (" + std::to_string(d.overlapped_buckets) + " during backward)";
+      break;
+    }
+    out << row({c.workload, std::to_string(base_world) + " -> " + std::to_string(world),
+                std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
+                metric_text(r, "throughput"), metric_text(r, "scaling_efficiency"), wait,
+                ranks.empty() ? "-" : ranks, buckets});
+  }
+  if (out.str().empty()) return "";
+  return "\n## Scaling (DDP)\n\nScaling efficiency is the ratio of throughput per process "
+         "(all ranks' samples/s divided by the world size): 1.00x is linear scaling. The wait is "
+         "the time a step spends waiting for gradient all-reduces after backward (median over "
+         "runs); per-rank steps are one run's median step time on each rank.\n\n" +
+         header({"workload", "world size", "n base/var", "throughput", "scaling efficiency",
+                 "all-reduce wait per step", "median step ms per rank", "gradient buckets"}) +
+         out.str();
+}
+
 }  // namespace
 
 std::string markdown_report(const ReportInputs& in) {
@@ -246,6 +293,7 @@ std::string markdown_report(const ReportInputs& in) {
   if (!skipped.str().empty()) {
     out << "\n## Not compared\n\n" << header({"workload", "technique", "status", "reason"}) << skipped.str();
   }
+  out << scaling_table(in);
   if (!in.verdicts.empty()) out << "\n## Claims\n\n" << verdict_table(in.verdicts);
 
   out << "\n## Published claims of the techniques compared\n\n" << header({"technique", "tip", "claim", "source"});

@@ -62,6 +62,12 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"time_to_target_s", optional_to_json(m.time_to_target_s)},
       {"steps_to_target", m.steps_to_target ? nlohmann::json(*m.steps_to_target) : nlohmann::json(nullptr)},
       {"curve", curve},
+      {"distributed",
+       {{"world_size", m.distributed.world_size}, {"backend", m.distributed.backend},
+        {"launcher", m.distributed.launcher}, {"bucket_cap_bytes", m.distributed.bucket_cap_bytes},
+        {"buckets", m.distributed.buckets}, {"overlapped_buckets", m.distributed.overlapped_buckets},
+        {"comm_wait_ms_total", m.distributed.comm_wait_ms_total},
+        {"rank_step_ms_median", m.distributed.rank_step_ms_median}}},
   };
 }
 
@@ -103,6 +109,18 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
     m.curve.push_back({field<int64_t>(p, "step"), field<double>(p, "epoch"),
                        field<double>(p, "wall_s"), field<double>(p, "train_loss"),
                        field<double>(p, "test_loss"), field<double>(p, "test_accuracy")});
+  }
+  if (j.contains("distributed")) {  // records before DDP had none: single process
+    const auto& d = j.at("distributed");
+    auto& out = m.distributed;
+    out.world_size = field<int64_t>(d, "world_size");
+    out.backend = field<std::string>(d, "backend");
+    out.launcher = field<std::string>(d, "launcher");
+    out.bucket_cap_bytes = field<int64_t>(d, "bucket_cap_bytes");
+    out.buckets = field<int64_t>(d, "buckets");
+    out.overlapped_buckets = field<int64_t>(d, "overlapped_buckets");
+    out.comm_wait_ms_total = field<double>(d, "comm_wait_ms_total");
+    out.rank_step_ms_median = field<std::vector<double>>(d, "rank_step_ms_median");
   }
   return m;
 }

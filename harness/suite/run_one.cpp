@@ -7,6 +7,7 @@
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
+#include "harness/distributed/process_group.h"
 #include "harness/results/environment.h"
 #include "harness/techniques/registry.h"
 
@@ -56,7 +57,8 @@ bool cuda_device_available() {
 std::string make_run_id() { return utc_now("%Y%m%d-%H%M%S") + "-" + std::to_string(::getpid()); }
 
 Record execute_run(const TrainConfig& config, const RunIdentity& identity,
-                   const ProgressFn& progress) {
+                   const ProgressFn& progress,
+                   const std::optional<distributed::LaunchEnvironment>& launch) {
   Record record = base_record(config, identity);
   const auto reason = why_not_applicable(config);
   if (!reason.empty()) {
@@ -64,7 +66,13 @@ Record execute_run(const TrainConfig& config, const RunIdentity& identity,
     record.message = reason;
   } else {
     try {
-      TrainOutcome outcome = train(config, progress);
+      std::shared_ptr<distributed::ProcessGroup> group;
+      if (launch && launch->world_size > 1) {
+        const auto timeout = std::chrono::milliseconds(
+            static_cast<int64_t>(config.techniques.ddp_timeout_s * 1000));
+        group = distributed::join_process_group(*launch, config.device, timeout);
+      }
+      TrainOutcome outcome = train(config, progress, group);
       record.status = outcome.status;
       record.message = outcome.message;
       record.metrics = std::move(outcome.metrics);

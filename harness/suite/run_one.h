@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/config/train_config.h"
+#include "harness/distributed/launch_environment.h"
 #include "harness/results/record.h"
 #include "harness/train/train_loop.h"
 
@@ -28,8 +29,11 @@ std::string make_run_id();
 // machine without a GPU, a CUDA-only technique on the CPU) is `not_applicable` with the reason;
 // divergence is `diverged`; an out-of-memory error is `oom`; any other failure during training is
 // `crashed`. Bad input (ConfigError) propagates: it is the user's to fix, not a result.
+// With `launch` (world size > 1) this process first joins the DDP process group as that rank; a
+// failed rendezvous or a dead peer is a `crashed` run.
 Record execute_run(const TrainConfig& config, const RunIdentity& identity,
-                   const ProgressFn& progress = {});
+                   const ProgressFn& progress = {},
+                   const std::optional<distributed::LaunchEnvironment>& launch = std::nullopt);
 
 // A record for a run that produced none itself (its process died): status `crashed`.
 Record crashed_record(const TrainConfig& config, const RunIdentity& identity,

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "harness/config/config_error.h"
@@ -158,16 +159,19 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
     fs::remove(config_path);
     if (g_stop_signal != 0) break;  // the run in flight was interrupted: it is not a result
 
-    Record last;
-    if (!failure.empty()) {
-      // The child wrote nothing (it died): record the crash so the report shows it.
-      last = crashed_record(run.config, identity, failure);
-      append_record(summary.records_path, last);
-    } else {
-      last = read_last_record(summary.records_path);
+    // The child's record, if it wrote one (a failed DDP launch may still have rank 0's).
+    std::optional<Record> last;
+    if (fs::exists(summary.records_path) && fs::file_size(summary.records_path) > 0) {
+      auto newest = read_last_record(summary.records_path);
+      if (newest.run_id == run_id && newest.run_index == run.index) last = std::move(newest);
+    }
+    if (!last) {
+      // The child died before writing: record the crash so the report shows it.
+      last = crashed_record(run.config, identity, failure.empty() ? "the run wrote no record" : failure);
+      append_record(summary.records_path, *last);
     }
     summary.runs += 1;
-    switch (last.status) {
+    switch (last->status) {
       case RunStatus::kOk: summary.ok += 1; break;
       case RunStatus::kNotApplicable: summary.not_applicable += 1; break;
       case RunStatus::kCrashed: summary.crashed += 1; break;

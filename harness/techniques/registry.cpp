@@ -56,7 +56,7 @@ std::vector<TechniqueInfo> build_registry() {
        true, [](C c) { return c.techniques.grad_accumulation > 1; }},
       {"ddp", 10, "single process -> DistributedDataParallel, one process per device",
        "near-linear scaling to 256 GPUs; avoids DataParallel's GIL and scatter overhead",
-       "Li et al. arXiv 2006.15704", kAnyDevice, "techniques.ddp_world_size", false,
+       "Li et al. arXiv 2006.15704", kAnyDevice, "techniques.ddp_world_size", true,
        [](C c) { return c.techniques.ddp_world_size > 1; }},
       {"zero_grad_none", 11, "zero_() the gradients -> set them to undefined",
        "lower memory footprint, modest speedup", "torch.optim docs", kAnyDevice,

@@ -18,6 +18,18 @@ struct CurvePoint {
   double test_accuracy = 0;   // fraction correct (next-character accuracy for the LM)
 };
 
+// A distributed (DDP) run, as rank 0 saw it; world_size 1 = a single process.
+struct DistributedMetrics {
+  int64_t world_size = 1;
+  std::string backend;                     // gloo | nccl
+  std::string launcher;                    // torchrun (also speedbench --nproc) | slurm
+  int64_t bucket_cap_bytes = 0;
+  int64_t buckets = 0;                     // gradient buckets (all-reduces per step)
+  int64_t overlapped_buckets = 0;          // last step: buckets launched while backward still ran
+  double comm_wait_ms_total = 0;           // measured steps: time waiting for the all-reduces
+  std::vector<double> rank_step_ms_median; // per rank: median measured step time
+};
+
 struct RunMetrics {
   int64_t steps = 0;                 // optimizer steps done
   int64_t batch_size = 0;            // the batch trained with (max_batch may have chosen it)
@@ -29,7 +41,7 @@ struct RunMetrics {
   std::vector<double> step_losses;   // training loss of every step (warmup included)
   std::vector<double> step_lrs;      // learning rate of every step (schedule and warmup applied)
   double data_wait_ms_total = 0;     // time spent waiting on the data loader (measured steps)
-  double samples_per_s = 0;          // measured samples / measured step time
+  double samples_per_s = 0;          // measured samples / measured step time (all ranks together)
   double train_wall_s = 0;           // first step to the end, evaluations included
   double eval_wall_s = 0;            // of which evaluation
   int64_t resident_bytes = 0;        // tracked bytes live when training starts (data, model)
@@ -46,6 +58,7 @@ struct RunMetrics {
   std::optional<double> time_to_target_s;    // wall time to the first eval >= target
   std::optional<int64_t> steps_to_target;
   std::vector<CurvePoint> curve;
+  DistributedMetrics distributed;
 };
 
 // How a run ended.

@@ -8,7 +8,10 @@
 #include <optional>
 
 #include "harness/config/config_error.h"
+#include "harness/distributed/gradient_reducer.h"
+#include "harness/distributed/sharded_sampler.h"
 #include "harness/measure/cpu_memory_tracker.h"
+#include "harness/measure/statistics.h"
 #include "harness/measure/sync_counter.h"
 #include "harness/techniques/amp.h"
 #include "harness/techniques/backend_flags.h"
@@ -84,11 +87,16 @@ void apply_runtime_settings(const TrainConfig& config) {
   apply_backend_flags(config.techniques);
 }
 
-TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
+TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
+                   std::shared_ptr<distributed::ProcessGroup> group) {
   TrainConfig config = requested;  // max_batch may change the batch size
   const auto& tech = config.techniques;
   apply_runtime_settings(config);
-  const torch::Device device(config.device == "cuda" ? torch::kCUDA : torch::kCPU);
+  const int rank = group ? group->rank : 0;
+  const int world_size = group ? group->world_size : 1;
+  const torch::Device device = config.device == "cuda"
+                                   ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(group ? group->local_rank : 0))
+                                   : torch::Device(torch::kCPU);
 
   TrainOutcome outcome;
   RunMetrics& m = outcome.metrics;
@@ -102,16 +110,34 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
   if (tech.channels_last) convert_to_channels_last(*workload.module);
   workload.module->train();
   const auto parameters = workload.module->parameters();
+  // DDP (tip 10): every rank starts from rank 0's weights; gradients meet in the reducer.
+  std::unique_ptr<distributed::GradientReducer> reducer;
+  if (world_size > 1) {
+    auto state = parameters;
+    for (const auto& buffer : workload.module->buffers()) state.push_back(buffer);
+    distributed::broadcast_from_rank0(state, *group);
+    reducer = std::make_unique<distributed::GradientReducer>(
+        parameters, group, static_cast<int64_t>(tech.ddp_bucket_cap_mb * 1024 * 1024));
+    m.distributed.world_size = world_size;
+    m.distributed.backend = group->backend;
+    m.distributed.launcher = group->launcher;
+    m.distributed.bucket_cap_bytes = static_cast<int64_t>(tech.ddp_bucket_cap_mb * 1024 * 1024);
+    m.distributed.buckets = reducer->bucket_count();
+  }
   auto optimizer = make_optimizer(config.optimizer, parameters, tech.optimizer_impl);
   data::BatchDataset test_set(workload.data.test, workload.transform);
+  // Each rank reads its shard of one shared permutation per epoch (all of it when alone).
+  distributed::ShardedRandomSampler sampler(workload.data.train.size(), static_cast<uint64_t>(config.seed),
+                                            rank, world_size);
+  const int64_t steps_per_epoch = static_cast<int64_t>(sampler.shard_size()) / config.batch_size;
   auto loader = torch::data::make_data_loader(
-      data::BatchDataset(workload.data.train, workload.transform),
+      data::BatchDataset(workload.data.train, workload.transform), std::move(sampler),
       torch::data::DataLoaderOptions(config.batch_size).drop_last(true).workers(tech.loader_workers));
-  const int64_t steps_per_epoch = workload.data.train.size() / config.batch_size;
   if (steps_per_epoch == 0) {  // bad input, known only once the data is loaded
     throw ConfigError("", "batch_size",
                       "got " + std::to_string(config.batch_size) + ", more than the " +
-                          std::to_string(workload.data.train.size()) + " training examples");
+                          std::to_string(workload.data.train.size() / world_size) +
+                          " training examples" + (world_size > 1 ? " of each rank's shard" : ""));
   }
   const int64_t total_steps = config.max_steps > 0
                                   ? std::min(config.max_steps, steps_per_epoch * config.epochs)
@@ -153,7 +179,8 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
   auto take_losses = [&](const std::vector<double>& losses) {
     for (double loss : losses) {
       const bool too_high = config.divergence_loss > 0 && loss > config.divergence_loss;
-      if (!std::isfinite(loss) || too_high) {
+      // Rank 0 decides for a distributed run; its launcher then stops the other workers.
+      if ((!std::isfinite(loss) || too_high) && rank == 0) {
         outcome.status = RunStatus::kDiverged;
         outcome.message = "loss became " + std::to_string(loss) + " at step " +
                           std::to_string(m.step_losses.size() + 1) +
@@ -170,6 +197,7 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
 
   // Evaluates, appends a curve point and checks the target.
   auto evaluate_now = [&]() {
+    if (rank != 0) return;  // the weights are the same on every rank: one evaluation suffices
     // Training and evaluation peaks are kept apart: one window each.
     m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory.peak_bytes());
     memory.reset_peak();
@@ -203,6 +231,7 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
 
   // ---- the loop -------------------------------------------------------------------------------
   const int64_t micro_batches = tech.grad_accumulation;
+  double comm_wait_ms = 0;  // this step's wait for the gradient all-reduces
   std::unique_ptr<CapturedTrainingStep> captured_step;
   for (int64_t epoch = 0; epoch < config.epochs && m.steps < total_steps; ++epoch) {
     auto batch_it = loader->begin();
@@ -249,9 +278,12 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
                                        target_slices[k]);
             if (micro_batches > 1) loss = loss / static_cast<double>(micro_batches);
           }
+          // DDP's no_sync: only the last micro-batch's backward all-reduces.
+          if (reducer) reducer->prepare_backward(k == micro_batches - 1);
           (scaler ? scaler->scale_loss(loss) : loss).backward();
           step_loss = step_loss.defined() ? step_loss + loss.detach() : loss.detach();
         }
+        if (reducer) comm_wait_ms = reducer->finish();
         bool take_step = true;
         if (scaler) scaler->unscale(parameters);
         if (tech.grad_clipping > 0) clip_global_grad_norm(parameters, tech.grad_clipping);
@@ -271,12 +303,13 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
       const double fetch_s = seconds_since(fetch_start);
 
       m.steps += 1;
-      m.samples_trained += batch_size;
+      m.samples_trained += batch_size * world_size;
       if (m.steps > config.warmup_steps) {
         m.step_ms.push_back((compute_s + fetch_s) * 1e3);
         m.data_wait_ms_total += fetch_s * 1e3;
+        m.distributed.comm_wait_ms_total += comm_wait_ms;
         measured_step_s += compute_s + fetch_s;
-        measured_samples += batch_size;
+        measured_samples += batch_size * world_size;  // ranks step together: one step, all batches
       }
 
       if (m.steps % eval_every == 0 || m.steps == total_steps) {
@@ -304,6 +337,15 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress) {
   m.peak_rss_bytes = measure::peak_rss_bytes();
   m.host_syncs = measure::host_sync_count();
   if (scaler) m.amp_skipped_steps = scaler->skipped_steps();
+  if (reducer) {
+    m.distributed.overlapped_buckets = reducer->overlapped_launches();
+    // Every rank reaches this point after the same steps unless rank 0 stopped early.
+    if (outcome.status == RunStatus::kOk) {
+      m.distributed.rank_step_ms_median =
+          distributed::gather_from_all_ranks(measure::summarize(m.step_ms).median, *group);
+    }
+  }
+  outcome.model = workload.module;
   if (!m.curve.empty()) {
     m.final_test_loss = m.curve.back().test_loss;
     m.final_test_accuracy = m.curve.back().test_accuracy;
