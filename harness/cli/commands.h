@@ -32,6 +32,7 @@ struct ReportArgs {
   std::string results_dir;          // a run folder or its runs.jsonl
   std::string claims_path = "suites/claims.json";
   bool claims_required = false;     // verify needs the claims; report goes on without them
+  std::string micro_path;           // report: a Google Benchmark JSON to fold in ("" = DIR/micro.json if any)
 };
 
 struct LrFindArgs {

@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
   auto* report_cmd = app.add_subcommand("report", "Report a run folder: report.md, summary.json");
   report_cmd->add_option("dir", report_args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
   report_cmd->add_option("--claims", report_args.claims_path, "Claims registry")->capture_default_str();
+  report_cmd->add_option("--micro", report_args.micro_path,
+                         "Fold in a micro-benchmark JSON (default: DIR/micro.json when present)");
 
   ReportArgs verify_args;
   verify_args.claims_required = true;

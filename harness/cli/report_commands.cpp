@@ -6,6 +6,7 @@
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
 #include "harness/report/claims.h"
+#include "harness/report/micro_benchmarks.h"
 #include "harness/report/report_writer.h"
 
 namespace speedbench {
@@ -31,10 +32,22 @@ int command_report(const ReportArgs& args) {
   const report::ReportInputs inputs{results, comparisons, claims, verdicts};
 
   const auto folder = std::filesystem::path(results.folder);
+  // Micro-benchmarks: --micro FILE, or the run folder's micro.json when there is one.
+  auto micro_path = args.micro_path;
+  if (micro_path.empty() && std::filesystem::exists(folder / "micro.json")) micro_path = (folder / "micro.json").string();
+  std::vector<report::MicroBenchmark> micro;
+  if (!micro_path.empty()) micro = report::read_micro_benchmarks(micro_path);
+
   const auto markdown_path = (folder / "report.md").string();
   const auto json_path = (folder / "summary.json").string();
-  std::ofstream(markdown_path) << report::markdown_report(inputs);
-  std::ofstream(json_path) << report::summary_json(inputs).dump(1) << "\n";
+  auto summary = report::summary_json(inputs);
+  std::ofstream markdown(markdown_path);
+  markdown << report::markdown_report(inputs);
+  if (!micro.empty()) {
+    markdown << report::micro_benchmark_markdown(micro, micro_path);
+    summary["micro_benchmarks"] = report::micro_benchmarks_json(micro);
+  }
+  std::ofstream(json_path) << summary.dump(1) << "\n";
   std::printf("%s", report::console_summary(inputs).c_str());
   std::printf("report: %s\nsummary: %s\n", markdown_path.c_str(), json_path.c_str());
   return 0;
