@@ -10,7 +10,7 @@
                    hand-written LibTorch loop) on ResNet-8 and the row LSTM at batch 128.
                    Ratio = harness step time / minimal step time (goal <= 1.01).
 
-Every process trains one run; the sides alternate (which goes first flips every repetition) so
+Every process trains one run; repetition r uses seed r on both sides; the sides alternate (which goes first flips every repetition) so
 that machine drift hits both. Prints a markdown table and writes race.md and race.json to --out.
 Usage: race.py --race python|overhead [--repetitions 5] [--only CASE,...] [--out DIR]
 """
@@ -55,9 +55,9 @@ OVERHEAD_CASES = {
 }
 
 
-def config_for(workload, batch, steps, techniques):
+def config_for(workload, batch, steps, techniques, seed):
     config = {**workload, "batch_size": batch, "max_steps": steps, "warmup_steps": 10,
-              "eval_batch_size": 500, "threads": 2, "seed": 0, "progress_every_s": 0}
+              "eval_batch_size": 500, "threads": 2, "seed": seed, "progress_every_s": 0}
     if techniques:
         config["techniques"] = techniques
     return config
@@ -123,7 +123,8 @@ def main():
             for mode in modes:
                 config_path = os.path.join(work, f"{case}-{mode}.json")
                 with open(config_path, "w") as f:
-                    json.dump(config_for(workload, batch, steps, on if mode == "on" else None), f)
+                    # Repetition r uses seed r on both sides: accuracy is compared over seeds.
+                    json.dump(config_for(workload, batch, steps, on if mode == "on" else None, rep), f)
                 sides = ["speedbench", other] if rep % 2 == 0 else [other, "speedbench"]
                 for side in sides:
                     if side == "speedbench":

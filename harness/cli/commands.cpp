@@ -17,6 +17,7 @@
 #include "harness/suite/suite_runner.h"
 #include "harness/techniques/lr_finder.h"
 #include "harness/techniques/registry.h"
+#include "harness/train/fault_injection.h"
 
 namespace speedbench {
 
@@ -90,8 +91,10 @@ int launch_run_one(const RunOneArgs& args, int world_size) {
 }
 
 int command_run_one(const RunOneArgs& args) {
+  die_with_parent_if_asked();
   auto config = load_train_config(args.config_path);
   if (!args.data_root.empty()) config.data.root = args.data_root;
+  if (args.deterministic) config.deterministic = true;
   if (args.nproc < 0 || args.nproc > 4096) {
     throw ConfigError("command line", "--nproc", "got " + std::to_string(args.nproc) + ", expected 1..4096");
   }
@@ -106,15 +109,26 @@ int command_run_one(const RunOneArgs& args) {
     }
   }
   const bool writes_record = !launch || launch->rank == 0;
+  arm_fault_injection(args.identity.run_index);
   RunIdentity identity = args.identity;
   if (identity.run_id.empty() && launch && std::getenv(kRunIdVariable)) identity.run_id = std::getenv(kRunIdVariable);
   if (identity.run_id.empty()) identity.run_id = make_run_id();
+  for (const auto& [flag, name] : {std::pair<const char*, const std::string&>{"--suite", identity.suite},
+                                   {"--run-id", identity.run_id}}) {
+    if (!is_valid_name(name)) {
+      throw ConfigError("command line", flag, "got \"" + name + "\", expected " + valid_name_rule());
+    }
+  }
   const auto records_path =
       !args.records_path.empty()
           ? args.records_path
           : (std::filesystem::path(args.results_root) / identity.suite / identity.run_id / "runs.jsonl")
                 .string();
 
+  if (writes_record) {
+    check_output_folder(std::filesystem::path(records_path).parent_path().string(),
+                         args.records_path.empty() ? "--out" : "--records");
+  }
   // Exact CPU byte accounting for the whole process, installed before any tensor exists.
   measure::CpuMemoryTracker::install();
   ProgressFn progress;
@@ -143,6 +157,7 @@ int command_run_suite(const RunSuiteArgs& args) {
                       "this suite is for \"cuda\" but no CUDA device is available on this machine; "
                       "run a CPU suite (suites/smoke.json, suites/cpu-full.json) here");
   }
+  check_output_folder(args.results_root, "--out");
   SuiteRunOptions options;
   options.resume = args.resume;
   options.results_root = args.results_root;

@@ -17,6 +17,7 @@ struct RunOneArgs {
   bool quiet = false;
   bool brief = false;  // a one-line summary (under the suite runner's progress line)
   int nproc = 0;       // > 0: DDP with this many local worker processes (overrides the config)
+  bool deterministic = false;  // force deterministic algorithms (the config's threads and seed hold)
 };
 
 struct RunSuiteArgs {
@@ -35,6 +36,13 @@ struct ReportArgs {
   std::string micro_path;           // report: a Google Benchmark JSON to fold in ("" = DIR/micro.json if any)
 };
 
+struct ReproduceArgs {
+  std::string records_path;  // a runs.jsonl
+  int64_t line = 0;          // which record (1-based); 0 = the last
+  std::string out_path;      // append the rerun's record here ("" = nowhere)
+  std::string data_root;
+};
+
 struct LrFindArgs {
   std::string config_path;
   std::string out_path;  // "" = no file
@@ -49,6 +57,7 @@ int command_run_one(const RunOneArgs& args);
 int command_run_suite(const RunSuiteArgs& args);
 int command_list();
 int command_lr_find(const LrFindArgs& args);
+int command_reproduce(const ReproduceArgs& args);  // 1 when an exact check differs
 // report_commands.cpp
 int command_report(const ReportArgs& args);  // writes report.md and summary.json into the folder
 int command_verify(const ReportArgs& args);  // 1 when a gating claim is not confirmed

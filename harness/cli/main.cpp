@@ -4,6 +4,7 @@
 //   speedbench run --config FILE --nproc N   one config as N DDP worker processes
 //   speedbench report DIR                 comparisons with intervals: report.md, summary.json
 //   speedbench verify DIR                 claims -> verdicts; exit 1 if a gating claim fails
+//   speedbench reproduce RUNS.jsonl       rerun a recorded run; exit 1 if an exact metric differs
 //   speedbench list                       workloads and techniques
 //   speedbench lr-find --config FILE      LR range test, suggests a peak LR
 // Bad input exits with code 2 and one line naming the file, field and what was expected.
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   run_one_cmd->add_option("--data-root", run_one.data_root, "Read the dataset from this folder");
   run_one_cmd->add_flag("--quiet", run_one.quiet, "No progress lines");
   run_one_cmd->add_flag("--brief", run_one.brief, "A one-line summary");
+  run_one_cmd->add_flag("--deterministic", run_one.deterministic,
+                        "Deterministic algorithms (with the config's seed and threads: bitwise-identical losses on CPU)");
   run_one_cmd->add_option("--nproc", run_one.nproc,
                           "DDP: start this many local worker processes (overrides ddp_world_size)");
 
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   // `run --config FILE [--nproc N]`: one config, as run-one (the torchrun-like entry point).
   auto* config_option = run_cmd->add_option("--config", run_one.config_path, "Run one TrainConfig instead of a suite");
   run_cmd->add_option("--nproc", run_one.nproc, "With --config: DDP with this many local worker processes");
+  run_cmd->add_flag("--deterministic", run_one.deterministic, "With --config: deterministic algorithms");
   suite_option->excludes(config_option);
   run_cmd->callback([&] {
     if (suite_option->count() == 0 && config_option->count() == 0) {
@@ -74,6 +78,13 @@ int main(int argc, char** argv) {
 
   auto* list_cmd = app.add_subcommand("list", "List workloads and techniques");
 
+  ReproduceArgs reproduce_args;
+  auto* reproduce_cmd = app.add_subcommand("reproduce", "Rerun a recorded run from its record; do the metrics agree?");
+  reproduce_cmd->add_option("records", reproduce_args.records_path, "A runs.jsonl")->required();
+  reproduce_cmd->add_option("--line", reproduce_args.line, "Which record, 1-based (default: the last)");
+  reproduce_cmd->add_option("--out", reproduce_args.out_path, "Append the rerun's record to this runs.jsonl");
+  reproduce_cmd->add_option("--data-root", reproduce_args.data_root, "Read the dataset from this folder");
+
   LrFindArgs lr_find;
   auto* lr_find_cmd = app.add_subcommand("lr-find", "LR range test: suggest a peak LR for a config");
   lr_find_cmd->add_option("--config", lr_find.config_path, "TrainConfig JSON file")->required();
@@ -98,6 +109,7 @@ int main(int argc, char** argv) {
     if (*report_cmd) return command_report(report_args);
     if (*verify_cmd) return command_verify(verify_args);
     if (*list_cmd) return command_list();
+    if (*reproduce_cmd) return command_reproduce(reproduce_args);
     if (*lr_find_cmd) return command_lr_find(lr_find);
   } catch (const ConfigError& error) {
     std::fprintf(stderr, "speedbench: error: %s\n", error.what());

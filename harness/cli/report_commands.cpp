@@ -26,17 +26,16 @@ std::vector<report::Claim> claims_if_any(const ReportArgs& args) {
 
 int command_report(const ReportArgs& args) {
   const auto results = report::load_results(args.results_dir);
-  const auto comparisons = report::compare(results);
-  const auto claims = claims_if_any(args);
-  const auto verdicts = report::verify_claims(claims, comparisons, results);
-  const report::ReportInputs inputs{results, comparisons, claims, verdicts};
-
   const auto folder = std::filesystem::path(results.folder);
   // Micro-benchmarks: --micro FILE, or the run folder's micro.json when there is one.
   auto micro_path = args.micro_path;
   if (micro_path.empty() && std::filesystem::exists(folder / "micro.json")) micro_path = (folder / "micro.json").string();
   std::vector<report::MicroBenchmark> micro;
   if (!micro_path.empty()) micro = report::read_micro_benchmarks(micro_path);
+  const auto comparisons = report::compare(results);
+  const auto claims = claims_if_any(args);
+  const auto verdicts = report::verify_claims(claims, comparisons, results);
+  const report::ReportInputs inputs{results, comparisons, claims, verdicts};
 
   const auto markdown_path = (folder / "report.md").string();
   const auto json_path = (folder / "summary.json").string();

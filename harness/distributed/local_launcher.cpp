@@ -82,7 +82,8 @@ Worker spawn_worker(const LocalLaunch& launch, int rank, int port) {
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
 
   std::vector<std::string> env_strings;
-  static const char* kContract[] = {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT="};
+  static const char* kContract[] = {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT=",
+                                    "SPEEDBENCH_PARENT_PID="};
   for (char** e = environ; *e != nullptr; ++e) {
     bool replaced = false;
     for (const char* key : kContract) replaced |= std::strncmp(*e, key, std::strlen(key)) == 0;
@@ -93,6 +94,7 @@ Worker spawn_worker(const LocalLaunch& launch, int rank, int port) {
   env_strings.push_back("WORLD_SIZE=" + std::to_string(launch.nproc));
   env_strings.push_back("MASTER_ADDR=" + launch.master_addr);
   env_strings.push_back("MASTER_PORT=" + std::to_string(port));
+  env_strings.push_back("SPEEDBENCH_PARENT_PID=" + std::to_string(::getpid()));  // die with the launcher
   std::vector<char*> envp, args;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -14,6 +14,8 @@ namespace speedbench::report {
 namespace {
 
 constexpr double kNoisyCv = 0.10;  // a coefficient of variation above this is flagged
+constexpr double kBusyCoresAtStart = 0.25;  // other processes' load that flags a run
+constexpr int kMinRepetitionsForUTest = 5;
 
 std::string format(const char* pattern, double value) {
   char text[64];
@@ -241,6 +243,55 @@ std::string scaling_table(const ReportInputs& in) {
          out.str();
 }
 
+// Measurement health: what makes a run's or a comparison's numbers less trustworthy.
+std::string health_section(const ReportInputs& in) {
+  std::ostringstream runs;
+  int flagged = 0;
+  for (const auto& r : in.results.records) {
+    if (r.status != RunStatus::kOk) continue;
+    std::vector<std::string> flags;
+    const auto steps = measure::summarize(r.metrics.step_ms);
+    if (r.metrics.step_ms.size() >= 2 && steps.cv > kNoisyCv) {
+      flags.push_back("step-time CV " + format("%.0f%%", 100 * steps.cv) + " > 10%");
+    }
+    const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
+    if (state.value("busy_cores", 0.0) > kBusyCoresAtStart) {
+      flags.push_back("other load at start: " + format("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
+    }
+    const auto governor = state.value("cpufreq_governor", std::string("unavailable"));
+    if (governor != "unavailable" && governor != "performance") {
+      flags.push_back("CPU frequency scaling (governor " + governor + ")");
+    }
+    if (flags.empty()) continue;
+    flagged += 1;
+    std::string text;
+    for (const auto& f : flags) text += (text.empty() ? "" : "; ") + f;
+    runs << row({r.workload, r.variant, std::to_string(r.repetition), text});
+  }
+  std::ostringstream few;
+  for (const auto& c : in.comparisons) {
+    const auto* t = c.metric("throughput");
+    if (c.status != "ok" || t == nullptr) continue;
+    if (t->n_baseline < kMinRepetitionsForUTest || t->n_variant < kMinRepetitionsForUTest) {
+      few << row({c.comparison.workload, c.comparison.label,
+                  std::to_string(t->n_baseline) + "/" + std::to_string(t->n_variant)});
+    }
+  }
+  std::ostringstream out;
+  out << "\n## Measurement health\n\n" << flagged << " of " << in.results.records.size()
+      << " runs flagged (step-time CV above 10%, more than " << format("%.2f", kBusyCoresAtStart)
+      << " cores busy with other work when the run started, or a CPU frequency governor other "
+         "than performance; on machines that do not expose cpufreq, e.g. most VMs, the governor is "
+         "unknown).\n";
+  if (flagged > 0) out << "\n" << header({"workload", "variant", "repetition", "flags"}) << runs.str();
+  if (!few.str().empty()) {
+    out << "\nToo few repetitions for the Mann-Whitney U test to reach p < 0.05 reliably (fewer "
+           "than 5 runs on a side; with 3 vs 3 the smallest possible p is 0.1):\n\n"
+        << header({"workload", "technique", "n base/var"}) << few.str();
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string markdown_report(const ReportInputs& in) {
@@ -315,6 +366,7 @@ std::string markdown_report(const ReportInputs& in) {
   }
   out << "\n## Variants\n" << variant_tables(results);
 
+  out << health_section(in);
   out << "\n## Environment (first record)\n\n" << header({"key", "value"});
   for (const auto& [key, value] : first.environment.items()) {
     out << row({key, value.is_string() ? value.get<std::string>() : value.dump()});

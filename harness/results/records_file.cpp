@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 
@@ -67,6 +68,38 @@ std::vector<Record> read_records(const std::string& path) {
   std::vector<Record> records;
   for_each_record(path, false, [&](Record record) { records.push_back(std::move(record)); });
   return records;
+}
+
+void check_output_folder(const std::string& folder, const std::string& flag) {
+  if (folder.empty()) return;
+  // Create what is missing, then remove exactly that again: a run that fails later on bad input
+  // must leave nothing behind.
+  std::vector<std::filesystem::path> missing;
+  for (auto p = std::filesystem::absolute(folder); !std::filesystem::exists(p) && p != p.parent_path();
+       p = p.parent_path()) {
+    missing.push_back(p);
+  }
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  const bool usable = !error && std::filesystem::is_directory(folder) && ::access(folder.c_str(), W_OK) == 0;
+  for (const auto& created : missing) std::filesystem::remove(created, error);  // deepest first
+  if (!usable) {
+    throw ConfigError("command line", flag,
+                      "cannot create or write the results folder \"" + folder + "\"" +
+                          (error ? " (" + error.message() + ")" : "") + "; expected a writable folder");
+  }
+}
+
+bool drop_partial_last_line(const std::string& path) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error || size == 0) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.back() == '\n') return false;
+  const auto keep = text.rfind('\n');  // npos: the whole file is one partial line
+  std::filesystem::resize_file(path, keep == std::string::npos ? 0 : keep + 1);
+  return true;
 }
 
 Record read_last_record(const std::string& path) {

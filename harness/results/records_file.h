@@ -13,8 +13,16 @@ namespace speedbench {
 // Appends one line; creates the folders it needs. Throws std::runtime_error on I/O failure.
 void append_record(const std::string& path, const Record& record);
 
+// Checks that `folder` can be created (or is there) and written, without leaving anything behind;
+// otherwise bad input: ConfigError("command line", flag, ...) naming it.
+void check_output_folder(const std::string& folder, const std::string& flag);
+
 // Reads every record; a line that does not parse is an error naming the file and line.
 std::vector<Record> read_records(const std::string& path);
+// A runs.jsonl whose writer died mid-line (a full disk, a power cut) ends without a newline:
+// drops that partial last line so the file parses again. Returns whether it dropped one.
+bool drop_partial_last_line(const std::string& path);
+
 // The last record only (the others are not parsed): what a suite runner checks after each run.
 Record read_last_record(const std::string& path);
 

@@ -8,6 +8,7 @@
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/distributed/process_group.h"
+#include "harness/measure/machine_state.h"
 #include "harness/results/environment.h"
 #include "harness/techniques/registry.h"
 
@@ -61,6 +62,8 @@ Record execute_run(const TrainConfig& config, const RunIdentity& identity,
                    const std::optional<distributed::LaunchEnvironment>& launch) {
   Record record = base_record(config, identity);
   const auto reason = why_not_applicable(config);
+  // Sampled before the first tensor: other load now would skew every step of this run.
+  const auto machine_at_start = reason.empty() ? measure::sample_machine_state() : nlohmann::json();
   if (!reason.empty()) {
     record.status = RunStatus::kNotApplicable;
     record.message = reason;
@@ -91,6 +94,7 @@ Record execute_run(const TrainConfig& config, const RunIdentity& identity,
   }
   record.finished_at = utc_timestamp_now();
   record.environment = collect_environment();
+  if (!machine_at_start.is_null()) record.environment["machine_at_start"] = machine_at_start;
   return record;
 }
 

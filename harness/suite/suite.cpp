@@ -14,7 +14,7 @@ namespace speedbench {
 namespace {
 
 const std::regex kNamePattern("[A-Za-z0-9_.=-]+");
-constexpr const char* kNameRule = "a non-empty name of letters, digits, '_', '-', '.', '='";
+constexpr const char* kNameRule = "a non-empty name of letters, digits, '_', '-', '.', '=' (not \".\" or \"..\")";
 
 // A change to a workload's config: a technique toggle (one_at_a_time, leave_one_out) or a grid
 // or scaling variant.
@@ -44,9 +44,18 @@ bool applies_to(const Toggle& toggle, const std::string& workload) {
   return toggle.workloads.empty() || contains(toggle.workloads, workload);
 }
 
+}  // namespace
+
+bool is_valid_name(const std::string& name) {
+  return std::regex_match(name, kNamePattern) && name != "." && name != "..";
+}
+const char* valid_name_rule() { return kNameRule; }
+
+namespace {
+
 std::string checked_name(JsonObjectReader& in, const std::string& key) {
   const auto name = in.get_string(key, "");
-  if (!std::regex_match(name, kNamePattern)) {
+  if (!is_valid_name(name)) {
     in.fail(key, "got \"" + name + "\", expected " + kNameRule);
   }
   return name;

@@ -80,4 +80,9 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
 nlohmann::json suite_plan_to_json(const Suite& suite);
 std::vector<Comparison> comparisons_from_plan_json(const nlohmann::json& plan);
 
+// Suite, workload, variant and run names become folder and file names: a conservative rule keeps
+// every output under the results folder (no "/", no "..").
+bool is_valid_name(const std::string& name);
+const char* valid_name_rule();
+
 }  // namespace speedbench

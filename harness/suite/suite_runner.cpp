@@ -1,11 +1,13 @@
 #include "harness/suite/suite_runner.h"
 
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -105,11 +107,18 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   std::set<int64_t> recorded;
   if (fs::exists(folder / "plan.json")) {
     if (fs::exists(summary.records_path)) {
+      if (drop_partial_last_line(summary.records_path)) {
+        std::fprintf(stderr, "resuming: dropped an unfinished last line of %s\n", summary.records_path.c_str());
+      }
       for (const auto& record : read_records(summary.records_path)) recorded.insert(record.run_index);
     }
   } else {
-    std::ofstream(folder / "plan.json") << plan.dump(1) << "\n";
+    // Written whole or not at all (a kill mid-write must not leave a plan that matches nothing).
+    const auto partial = folder / "plan.json.partial";
+    std::ofstream(partial) << plan.dump(1) << "\n";
+    fs::rename(partial, folder / "plan.json");
   }
+  ::setenv(kParentPidVariable, std::to_string(::getpid()).c_str(), 1);
   std::fprintf(stderr, "suite %s: %zu runs -> %s\n", suite.name.c_str(), suite.plan.size(),
                summary.records_path.c_str());
   if (!recorded.empty()) {
@@ -193,6 +202,14 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
                summary.crashed, took.c_str(),
                summary.skipped > 0 ? (" (" + std::to_string(summary.skipped) + " recorded before)").c_str() : "");
   return summary;
+}
+
+void die_with_parent_if_asked() {
+  const char* parent = std::getenv(kParentPidVariable);
+  if (parent == nullptr) return;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died before the request: then we are already orphaned.
+  if (std::to_string(::getppid()) != parent) std::_Exit(137);
 }
 
 }  // namespace speedbench

@@ -32,4 +32,12 @@ struct SuiteRunSummary {
 // Throws ConfigError when --resume finds no earlier run with the same plan.
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options);
 
+// In a child the runner (or the DDP launcher) started: die with it. A runner killed with SIGKILL
+// cannot stop its child, so the child asks the kernel for SIGKILL when its parent goes; it would
+// otherwise write a record after the runner is gone (and --resume would run it twice).
+void die_with_parent_if_asked();
+
+// The variable through which a parent asks for that (set to its pid).
+inline constexpr const char* kParentPidVariable = "SPEEDBENCH_PARENT_PID";
+
 }  // namespace speedbench

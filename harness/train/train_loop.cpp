@@ -24,6 +24,7 @@
 #include "harness/techniques/max_batch.h"
 #include "harness/techniques/zero_grad.h"
 #include "harness/train/evaluate.h"
+#include "harness/train/fault_injection.h"
 #include "harness/train/optimizer_factory.h"
 #include "harness/train/workload.h"
 
@@ -303,6 +304,7 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
       const double fetch_s = seconds_since(fetch_start);
 
       m.steps += 1;
+      maybe_inject_fault(m.steps);  // tests only: SPEEDBENCH_INJECT_FAULT
       m.samples_trained += batch_size * world_size;
       if (m.steps > config.warmup_steps) {
         m.step_ms.push_back((compute_s + fetch_s) * 1e3);

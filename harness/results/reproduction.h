@@ -1,0 +1,34 @@
+// `speedbench reproduce`: a recorded run against its rerun. Deterministic quantities must agree
+// exactly (step count, parameters, FLOPs; with deterministic mode the whole loss curve bit for
+// bit and the final test loss and accuracy); timings agree when the bootstrap 95% interval of the
+// ratio of median step times lies within +-10% of 1. Environment differences are warnings.
+// Torch-free.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/results/record.h"
+
+namespace speedbench {
+
+struct ReproductionCheck {
+  std::string what;      // "loss curve (bitwise)"
+  std::string recorded;  // short texts for the table
+  std::string rerun;
+  bool exact = true;     // an exact check (a mismatch fails the reproduction) or a timing one
+  bool agrees = false;
+};
+
+struct Reproduction {
+  std::vector<ReproductionCheck> checks;
+  std::vector<std::string> environment_warnings;  // "cpu_model: 'A' then, 'B' now"
+  bool exact_checks_agree = true;
+  bool timings_agree = true;
+};
+
+Reproduction compare_reproduction(const Record& recorded, const Record& rerun);
+
+std::string reproduction_table(const Reproduction& reproduction);
+
+}  // namespace speedbench

@@ -1,0 +1,199 @@
+// The bad-input catalogue (reliability contract, DESIGN.md): every entry is a real command on
+// bad input - configs, suites, claims, datasets, result files, flags, the environment - and must
+// end with exit code 2 and ONE error line that names where (file, or "command line" /
+// "environment"), what (field or line) and what was expected, leaving no output behind.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "tests/test_support.h"
+
+namespace speedbench {
+namespace {
+
+using testing::TempDir;
+
+struct BadInput {
+  std::string name;
+  std::map<std::string, std::string> files;  // relative path -> content ("<binary:...>" = raw bytes)
+  std::string command;                       // {dir} = the case's folder, {out} = its results root
+  std::vector<std::string> expected;         // substrings of the error line; {dir} expanded
+};
+
+const char* kGoodConfig = R"({"data": {"train_samples": 128, "test_samples": 64}, "model": {"widths": [4, 8, 8]},
+  "batch_size": 32, "max_steps": 2, "warmup_steps": 0, "progress_every_s": 0})";
+
+std::string with(const std::string& json_fields) {
+  return std::string(R"({"data": {"train_samples": 128, "test_samples": 64}, "progress_every_s": 0, )") +
+         json_fields + "}";
+}
+
+std::string suite_with(const std::string& fields) {
+  return std::string(R"({"name": "bad", "device": "cpu", "design": "one_at_a_time", "repetitions": 1,
+    "base": {"max_steps": 1, "data": {"train_samples": 64, "test_samples": 32}, "batch_size": 32},
+    "workloads": [{"name": "w", "config": {}}], )") + fields + "}";
+}
+
+const char* kGoodSuiteTail = R"("techniques": [{"id": "zero_grad_none", "config": {"techniques": {"zero_grad_none": true}}}])";
+
+// One claim object; `override_fields` replaces fields (JSON keeps the last duplicate key).
+std::string claim(const std::string& override_fields = "") {
+  return std::string(R"({"id": "c1", "technique": "amp", "workload": "w", "device": "cpu",
+    "metric": "throughput", "direction": ">=", "threshold": 1.1, "source": "s", "statement": "t")") +
+         override_fields + "}";
+}
+
+std::string claims_with(const std::string& override_fields) {
+  return R"({"claims": [)" + claim(override_fields) + "]}";
+}
+
+std::vector<BadInput> catalogue() {
+  const std::string run = std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out {out} --config {dir}/c.json";
+  const std::string suite = std::string(SPEEDBENCH_EXECUTABLE) + " run --out {out} --suite {dir}/s.json";
+  const std::string exe = SPEEDBENCH_EXECUTABLE;
+  return {
+      // ---- configs -----------------------------------------------------------------------------
+      {"config: malformed JSON", {{"c.json", "{\"batch_size\": 32,"}}, run, {"{dir}/c.json", "JSON"}},
+      {"config: not an object", {{"c.json", "[1, 2]"}}, run, {"{dir}/c.json", "object"}},
+      {"config: empty file", {{"c.json", ""}}, run, {"{dir}/c.json"}},
+      {"config: missing file", {}, run, {"{dir}/c.json", "cannot open"}},
+      {"config: unknown key", {{"c.json", with(R"("batchsize": 32)")}}, run, {"{dir}/c.json", "'batchsize'"}},
+      {"config: wrong type", {{"c.json", with(R"("batch_size": "32")")}}, run, {"{dir}/c.json", "'batch_size'"}},
+      {"config: zero batch", {{"c.json", with(R"("batch_size": 0)")}}, run, {"{dir}/c.json", "'batch_size'", "got 0"}},
+      {"config: negative epochs", {{"c.json", with(R"("epochs": -1)")}}, run, {"{dir}/c.json", "'epochs'"}},
+      {"config: negative lr", {{"c.json", with(R"("optimizer": {"lr": -0.1})")}}, run, {"{dir}/c.json", "'optimizer.lr'"}},
+      {"config: unknown arch", {{"c.json", with(R"("model": {"arch": "vgg"})")}}, run, {"{dir}/c.json", "'model.arch'", "vgg"}},
+      {"config: resnet depth", {{"c.json", with(R"("model": {"depth": 9})")}}, run, {"{dir}/c.json", "'model.depth'", "6n+2"}},
+      {"config: zero threads", {{"c.json", with(R"("threads": 0)")}}, run, {"{dir}/c.json", "'threads'"}},
+      {"config: unknown dataset", {{"c.json", with(R"("data": {"dataset": "imagenet"})")}}, run, {"{dir}/c.json", "'data.dataset'"}},
+      {"config: unknown technique", {{"c.json", with(R"("techniques": {"turbo": true})")}}, run, {"{dir}/c.json", "'techniques.turbo'"}},
+      {"config: fp16 on the CPU", {{"c.json", with(R"("techniques": {"amp": "fp16"})")}}, run, {"{dir}/c.json", "'techniques.amp'", "cuda"}},
+      {"config: DDP world size 0", {{"c.json", with(R"("techniques": {"ddp_world_size": 0})")}}, run, {"{dir}/c.json", "'techniques.ddp_world_size'", "got 0"}},
+      {"config: uneven accumulation", {{"c.json", with(R"("batch_size": 100, "techniques": {"grad_accumulation": 3})")}}, run, {"{dir}/c.json", "'techniques.grad_accumulation'", "not divisible"}},
+      {"config: checkpointing an RNN", {{"c.json", with(R"("model": {"arch": "row_rnn"}, "techniques": {"checkpointing": true})")}}, run, {"{dir}/c.json", "'techniques.checkpointing'"}},
+      {"config: char LM on images", {{"c.json", with(R"("model": {"arch": "char_lm"})")}}, run, {"{dir}/c.json", "'model.arch'", "fortunes"}},
+      {"config: cuda graphs with a schedule", {{"c.json", with(R"("device": "cuda", "techniques": {"cuda_graphs": true, "lr_schedule": {"kind": "cosine"}})")}}, run, {"{dir}/c.json", "'techniques.cuda_graphs'"}},
+      {"config: batch larger than the data", {{"c.json", with(R"("batch_size": 4096)")}}, run, {"'batch_size'", "got 4096"}},
+      {"config: unknown optimizer", {{"c.json", with(R"("optimizer": {"name": "lion"})")}}, run, {"{dir}/c.json", "'optimizer.name'", "lion"}},
+      // ---- datasets ----------------------------------------------------------------------------
+      {"dataset: missing folder", {{"c.json", with(R"("data": {"root": "/nonexistent/fashion"})")}}, run, {"/nonexistent/fashion"}},
+      {"dataset: truncated IDX", {{"c.json", with(R"("data": {"root": "{dir}/fm"})")}, {"fm/train-images-idx3-ubyte.gz", "<gzip:idx-truncated>"}}, run, {"{dir}/fm/train-images-idx3-ubyte.gz"}},
+      {"dataset: bad IDX magic", {{"c.json", with(R"("data": {"root": "{dir}/fm"})")}, {"fm/train-images-idx3-ubyte.gz", "<gzip:idx-bad-magic>"}}, run, {"{dir}/fm/train-images-idx3-ubyte.gz", "magic"}},
+      {"dataset: too little fortune text", {{"c.json", with(R"("model": {"arch": "char_lm"}, "data": {"dataset": "fortunes", "root": "{dir}/fortunes"})")}, {"fortunes/tiny", "Only a fortune.\n"}}, run, {"{dir}/fortunes", "fortunes"}},
+      // ---- suites ------------------------------------------------------------------------------
+      {"suite: malformed JSON", {{"s.json", "{\"name\": \"x\""}}, suite, {"{dir}/s.json", "JSON"}},
+      {"suite: unknown key", {{"s.json", suite_with(std::string(kGoodSuiteTail) + R"(, "colour": "red")")}}, suite, {"{dir}/s.json", "'colour'"}},
+      {"suite: no workloads", {{"s.json", R"({"name": "bad", "workloads": []})"}}, suite, {"{dir}/s.json", "'workloads'"}},
+      {"suite: duplicate workloads", {{"s.json", R"({"name": "bad", "workloads": [{"name": "w"}, {"name": "w"}], "techniques": []})"}}, suite, {"{dir}/s.json", "name", "w"}},
+      {"suite: unknown technique id", {{"s.json", suite_with(R"("techniques": [{"id": "turbo", "config": {}}])")}}, suite, {"{dir}/s.json", "turbo"}},
+      {"suite: a toggle that does not switch", {{"s.json", suite_with(R"("techniques": [{"id": "amp", "config": {"techniques": {"amp": "off"}}}])")}}, suite, {"{dir}/s.json", "amp"}},
+      {"suite: zero repetitions", {{"s.json", suite_with(std::string(kGoodSuiteTail) + R"(, "repetitions": 0)")}}, suite, {"{dir}/s.json", "'repetitions'"}},
+      {"suite: unknown design", {{"s.json", R"({"name": "bad", "design": "zigzag"})"}}, suite, {"{dir}/s.json", "'design'", "zigzag"}},
+      {"suite: a name that leaves the results folder", {{"s.json", R"({"name": "..", "workloads": []})"}}, suite, {"{dir}/s.json", "'name'", "\"..\""}},
+      {"suite: CUDA on a CPU machine", {{"s.json", R"({"name": "g", "device": "cuda", "design": "one_at_a_time", "workloads": [{"name": "w"}], "techniques": [{"id": "tf32", "config": {"techniques": {"tf32": true}}}]})"}}, suite, {"{dir}/s.json", "'device'", "no CUDA device"}},
+      {"suite: a sweep of one value", {{"s.json", R"({"name": "s", "design": "scaling", "workloads": [{"name": "w"}], "sweep": {"field": "batch_size", "values": [64]}})"}}, suite, {"{dir}/s.json", "values"}},
+      {"suite: a bad variant config", {{"s.json", suite_with(R"("techniques": [{"id": "zero_grad_none", "config": {"techniques": {"zero_grad_none": true}, "batch_size": -4}}])")}}, suite, {"{dir}/s.json", "batch_size"}},
+      {"suite: --only an unknown technique", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --only turbo", {"--only", "turbo"}},
+      {"suite: --resume without an earlier run", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --resume", {"--resume", "no earlier run"}},
+      // ---- claims ------------------------------------------------------------------------------
+      {"claims: malformed JSON", {{"r/runs.jsonl", "<record>"}, {"claims.json", "{\"claims\": ["}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "JSON"}},
+      {"claims: unknown metric", {{"r/runs.jsonl", "<record>"}, {"claims.json", claims_with(R"(, "metric": "speed")")}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "metric"}},
+      {"claims: bad direction", {{"r/runs.jsonl", "<record>"}, {"claims.json", claims_with(R"(, "direction": "=>")")}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "direction"}},
+      {"claims: duplicate ids", {{"r/runs.jsonl", "<record>"}, {"claims.json", R"({"claims": [)" + claim() + "," + claim() + "]}"}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "c1"}},
+      // ---- result files ------------------------------------------------------------------------
+      {"results: missing folder", {}, exe + " report {dir}/nothing", {"{dir}/nothing", "no records"}},
+      {"results: a corrupt line", {{"r/runs.jsonl", "<record>\n{\"schema_version\": 1, \"run_id\": \n<record>"}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "line 2"}},
+      {"results: empty records file", {{"r/runs.jsonl", ""}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "no records"}},
+      {"results: a micro-benchmark file of another kind", {{"r/runs.jsonl", "<record>"}, {"m.json", "{\"records\": []}"}}, exe + " report {dir}/r --micro {dir}/m.json", {"{dir}/m.json", "'benchmarks'"}},
+      {"results: reproduce a record that is not there", {{"r/runs.jsonl", "<record>"}}, exe + " reproduce {dir}/r/runs.jsonl --line 9", {"--line", "got 9"}},
+      // ---- flags and environment -----------------------------------------------------------------
+      {"flag: --nproc -1", {{"c.json", kGoodConfig}}, run + " --nproc -1", {"command line", "--nproc"}},
+      {"flag: a --suite name that leaves the results folder", {{"c.json", kGoodConfig}}, run + " --suite ../evil", {"command line", "--suite", "../evil"}},
+      {"flag: an unwritable results folder", {{"c.json", kGoodConfig}}, std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out /proc/speedbench-results --config {dir}/c.json", {"command line", "--out", "/proc/speedbench-results"}},
+      {"flag: lr-find start above end", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --start-lr 1 --end-lr 0.1", {"--start-lr"}},
+      {"environment: WORLD_SIZE 0", {{"c.json", kGoodConfig}}, "RANK=0 WORLD_SIZE=0 " + run, {"environment", "'WORLD_SIZE'", "got \"0\""}},
+      {"environment: RANK without WORLD_SIZE", {{"c.json", kGoodConfig}}, "RANK=0 " + run, {"environment", "'WORLD_SIZE'", "not set"}},
+  };
+}
+
+std::string expand(std::string text, const std::string& dir) {
+  text = std::regex_replace(text, std::regex("\\{dir\\}"), dir);
+  return std::regex_replace(text, std::regex("\\{out\\}"), dir + "/out");
+}
+
+std::vector<uint8_t> idx_header(uint32_t magic, std::vector<uint32_t> dims) {
+  std::vector<uint8_t> bytes;
+  auto put = [&](uint32_t v) {
+    for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<uint8_t>(v >> shift));
+  };
+  put(magic);
+  for (auto d : dims) put(d);
+  return bytes;
+}
+
+void write_case_file(const std::string& path, const std::string& content, const std::string& record_line) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  if (content == "<gzip:idx-truncated>") {
+    auto bytes = idx_header(0x00000803, {100, 28, 28});
+    bytes.resize(bytes.size() + 1000, 7);  // 1000 of 78400 pixels
+    testing::write_gzip(path, bytes);
+  } else if (content == "<gzip:idx-bad-magic>") {
+    auto bytes = idx_header(0x12345678, {1, 28, 28});
+    bytes.resize(bytes.size() + 784, 0);
+    testing::write_gzip(path, bytes);
+  } else {
+    testing::write_text(path, std::regex_replace(content, std::regex("<record>"), record_line));
+  }
+}
+
+// A genuine record line to stand next to the bad input (claims and report cases need one).
+std::string one_record_line() {
+  auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
+  return record_to_json(record).dump();
+}
+
+std::set<std::string> files_under(const std::filesystem::path& root) {
+  std::set<std::string> files;
+  if (!std::filesystem::exists(root)) return files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file()) files.insert(entry.path().string());
+  }
+  return files;
+}
+
+TEST(BadInputCatalogueTest, EveryBadInputGetsOneClearErrorAndExitCode2AndLeavesNothing) {
+  const auto cases = catalogue();
+  ASSERT_GE(cases.size(), 40u);
+  const auto record_line = one_record_line();
+  int passed = 0;
+  for (const auto& c : cases) {
+    TempDir dir;
+    const auto root = dir.path().string();
+    for (const auto& [relative, content] : c.files) {
+      write_case_file(expand(root + "/" + relative, root), expand(content, root), record_line);
+    }
+    const auto before = files_under(dir.path());
+    const auto result = testing::run_command(expand(c.command, root));
+    SCOPED_TRACE(c.name + "\n$ " + expand(c.command, root) + "\n" + result.output);
+    EXPECT_EQ(result.exit_code, 2);
+    const auto error_lines = std::count(result.output.begin(), result.output.end(), '\n');
+    EXPECT_EQ(error_lines, 1) << "expected one error line";
+    EXPECT_NE(result.output.find("speedbench: error: "), std::string::npos);
+    bool all_found = true;
+    for (const auto& expected : c.expected) {
+      const auto text = expand(expected, root);
+      const bool found = result.output.find(text) != std::string::npos;
+      EXPECT_TRUE(found) << "missing: " << text;
+      all_found &= found;
+    }
+    EXPECT_EQ(files_under(dir.path()), before) << "the command left files behind";
+    passed += result.exit_code == 2 && error_lines == 1 && all_found && files_under(dir.path()) == before;
+  }
+  std::printf("bad inputs tried: %zu, answered with one clear error and nothing left behind: %d\n",
+              cases.size(), passed);
+}
+
+}  // namespace
+}  // namespace speedbench

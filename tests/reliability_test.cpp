@@ -1,0 +1,185 @@
+// The reliability contract end to end: crashed runs are recorded and the suite goes on; a suite
+// killed with SIGKILL at random points and resumed ends with exactly one record per planned run
+// and a file that parses; a recorded run reproduces from its record (and a tampered one does
+// not); the report flags unhealthy measurements.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "harness/results/records_file.h"
+#include "tests/test_support.h"
+
+extern char** environ;
+
+namespace speedbench {
+namespace {
+
+using testing::run_command;
+using testing::TempDir;
+using testing::write_text;
+
+const std::string kSpeedbench = SPEEDBENCH_EXECUTABLE;
+
+// A tiny row-LSTM workload: a run takes about a second, mostly process start.
+const char* kTinyBase = R"("base": {"model": {"arch": "row_rnn", "hidden": 16}, "batch_size": 32, "max_steps": 6,
+    "warmup_steps": 1, "progress_every_s": 0, "threads": 1, "data": {"train_samples": 256, "test_samples": 64}})";
+
+std::filesystem::path only_run_folder(const std::filesystem::path& suite_root) {
+  std::vector<std::filesystem::path> with_plan;
+  for (const auto& entry : std::filesystem::directory_iterator(suite_root)) {
+    if (std::filesystem::exists(entry.path() / "plan.json")) with_plan.push_back(entry.path());
+  }
+  EXPECT_EQ(with_plan.size(), 1u);
+  return with_plan.empty() ? suite_root : with_plan.front();
+}
+
+TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoesOn) {
+  TempDir dir;
+  write_text(dir.file("s.json"), std::string(R"({"name": "faults", "design": "grid", "repetitions": 1, )") + kTinyBase +
+                                     R"(, "workloads": [{"name": "lstm"}], "variants": [
+      {"name": "baseline"}, {"name": "segfault"}, {"name": "abort"}, {"name": "oom"},
+      {"name": "diverges", "config": {"optimizer": {"name": "sgd", "lr": 5000}, "divergence_loss": 10}},
+      {"name": "after"}]})");
+  const auto result = run_command("SPEEDBENCH_INJECT_FAULT=1:segfault,2:abort,3:oom " + kSpeedbench +
+                                  " run --suite " + dir.file("s.json") + " --out " + dir.file("results"));
+  EXPECT_EQ(result.exit_code, 1) << result.output;  // crashed runs make the suite fail...
+  const auto folder = only_run_folder(dir.path() / "results" / "faults");
+  const auto records = read_records((folder / "runs.jsonl").string());
+  ASSERT_EQ(records.size(), 6u) << result.output;  // ...after every run had its turn
+  std::map<std::string, const Record*> by_variant;
+  for (const auto& r : records) by_variant[r.variant] = &r;
+  EXPECT_EQ(by_variant["baseline"]->status, RunStatus::kOk);
+  EXPECT_EQ(by_variant["segfault"]->status, RunStatus::kCrashed);
+  EXPECT_NE(by_variant["segfault"]->message.find("signal 11"), std::string::npos) << by_variant["segfault"]->message;
+  EXPECT_EQ(by_variant["abort"]->status, RunStatus::kCrashed);
+  EXPECT_NE(by_variant["abort"]->message.find("signal 6"), std::string::npos) << by_variant["abort"]->message;
+  EXPECT_EQ(by_variant["oom"]->status, RunStatus::kOutOfMemory);
+  EXPECT_NE(by_variant["oom"]->message.find("can't allocate"), std::string::npos) << by_variant["oom"]->message;
+  EXPECT_EQ(by_variant["diverges"]->status, RunStatus::kDiverged);
+  EXPECT_EQ(by_variant["after"]->status, RunStatus::kOk);
+
+  const auto report = run_command(kSpeedbench + " report " + folder.string() + " --claims /nonexistent");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  std::ifstream in(folder / "report.md");
+  const std::string markdown((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* shown : {"| lstm | segfault | failed |", "| lstm | abort | failed |", "| lstm | oom | failed |",
+                            "| lstm | diverges | failed |"}) {
+    EXPECT_NE(markdown.find(shown), std::string::npos) << shown << "\n" << markdown;
+  }
+}
+
+pid_t spawn_quietly(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+bool has_plan_folder(const std::filesystem::path& suite_root) {
+  if (!std::filesystem::exists(suite_root)) return false;
+  for (const auto& entry : std::filesystem::directory_iterator(suite_root)) {
+    if (std::filesystem::exists(entry.path() / "plan.json")) return true;
+  }
+  return false;
+}
+
+TEST(KillResumeTest, TenSigkillsAtRandomPointsThenResumeGiveExactlyOneRecordPerRun) {
+  TempDir dir;
+  write_text(dir.file("s.json"), std::string(R"({"name": "killed", "design": "grid", "repetitions": 2, )") + kTinyBase +
+                                     R"(, "workloads": [{"name": "lstm"}], "variants": [{"name": "a"},
+      {"name": "b", "config": {"batch_size": 16}}, {"name": "c", "config": {"optimizer": {"lr": 0.01}}}]})");
+  const auto results = dir.file("results");
+  const auto suite_root = std::filesystem::path(results) / "killed";
+  std::mt19937 random(20261130);
+  std::uniform_int_distribution<int> delay_ms(150, 2500);
+  int kills = 0;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    std::vector<std::string> argv = {kSpeedbench, "run", "--suite", dir.file("s.json"), "--out", results};
+    if (has_plan_folder(suite_root)) argv.push_back("--resume");
+    const pid_t pid = spawn_quietly(argv);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+    kills += ::kill(pid, SIGKILL) == 0;
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
+  // The children died with the runner: give the kernel a moment, then finish the suite.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::vector<std::string> argv = {kSpeedbench, "run", "--suite", dir.file("s.json"), "--out", results};
+  if (has_plan_folder(suite_root)) argv.push_back("--resume");
+  std::string command;
+  for (const auto& a : argv) command += a + " ";
+  const auto final_run = run_command(command);
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.output;
+  const auto folder = only_run_folder(suite_root);
+  const auto records = read_records((folder / "runs.jsonl").string());  // throws on a bad line
+  std::map<int64_t, int> per_run;
+  for (const auto& r : records) per_run[r.run_index] += 1;
+  ASSERT_EQ(per_run.size(), 6u) << final_run.output;
+  for (const auto& [index, count] : per_run) EXPECT_EQ(count, 1) << "run " << index;
+  std::printf("SIGKILLs sent: %d; after resume every planned run has exactly one record\n", kills);
+  EXPECT_EQ(kills, 10);
+}
+
+TEST(ReproduceTest, ADeterministicRunReproducesBitForBitAndATamperedRecordDoesNot) {
+  TempDir dir;
+  write_text(dir.file("c.json"), R"({"model": {"arch": "row_rnn", "hidden": 16}, "batch_size": 32, "max_steps": 8,
+    "warmup_steps": 1, "progress_every_s": 0, "threads": 1, "data": {"train_samples": 256, "test_samples": 64}})");
+  const auto recorded = run_command(kSpeedbench + " run-one --deterministic --quiet --config " + dir.file("c.json") +
+                                    " --records " + dir.file("runs.jsonl"));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.output;
+  const auto same = run_command(kSpeedbench + " reproduce " + dir.file("runs.jsonl"));
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("| loss curve (bitwise) | 8 losses | identical | yes |"), std::string::npos) << same.output;
+  EXPECT_NE(same.output.find("reproduced"), std::string::npos) << same.output;
+
+  // The same record with another seed in its config: the rerun trains differently.
+  auto record = read_records(dir.file("runs.jsonl")).front();
+  record.config["seed"] = 7;
+  append_record(dir.file("tampered.jsonl"), record);
+  const auto other = run_command(kSpeedbench + " reproduce " + dir.file("tampered.jsonl"));
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_NE(other.output.find("differs from step 1"), std::string::npos) << other.output;
+  EXPECT_NE(other.output.find("NOT reproduced"), std::string::npos) << other.output;
+}
+
+TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurements) {
+  TempDir dir;
+  std::vector<Record> records;
+  for (int rep = 0; rep < 3; ++rep) {
+    records.push_back(testing::synthetic_record("w", "baseline", rep, 100, 1000));
+    records.push_back(testing::synthetic_record("w", "amp", rep, 150, 1000));
+  }
+  records[0].metrics.step_ms = {10, 10, 30, 10};  // CV far above 10%
+  records[1].environment["machine_at_start"] = {{"busy_cores", 1.5}, {"cpufreq_governor", "powersave"}};
+  for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
+  const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims /nonexistent");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::ifstream in(dir.file("run/report.md"));
+  const std::string markdown((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(markdown.find("## Measurement health"), std::string::npos);
+  EXPECT_NE(markdown.find("2 of 6 runs flagged"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| w | baseline | 0 | step-time CV"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("other load at start: 1.50 cores busy; CPU frequency scaling (governor powersave)"),
+            std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("Too few repetitions"), std::string::npos) << markdown;
+}
+
+}  // namespace
+}  // namespace speedbench
