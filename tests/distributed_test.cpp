@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -114,15 +115,16 @@ TrainConfig row_lstm_run(int64_t batch_size, int64_t steps) {
       "test");
 }
 
-TEST(DdpTest, TwoRanksEndWithTheWeightsOfOneProcessOnTheUnionOfTheirShards) {
-  testing::TempDir dir;
+// Trains `config` as 2 DDP ranks in forked worker processes (forked before this process runs
+// any tensor op) and lets `keep(rank, outcome)` save what the test compares. True when both
+// workers succeeded.
+bool train_two_ranks(const TrainConfig& config,
+                     const std::function<void(int rank, const TrainOutcome& outcome)>& keep) {
   const int port = distributed::find_free_port("127.0.0.1");
-  const int64_t steps = 8;
-  // Two worker processes (forked before this process runs any tensor op).
   std::vector<pid_t> children;
   for (int rank = 0; rank < 2; ++rank) {
     const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
+    if (pid < 0) return false;
     if (pid == 0) {
       int code = 0;
       try {
@@ -132,12 +134,7 @@ TEST(DdpTest, TwoRanksEndWithTheWeightsOfOneProcessOnTheUnionOfTheirShards) {
         env.world_size = 2;
         env.master_port = port;
         auto group = distributed::join_process_group(env, "cpu", std::chrono::seconds(30));
-        const auto outcome = train(row_lstm_run(16, steps), {}, group);
-        torch::save(outcome.model->parameters(), dir.file("rank" + std::to_string(rank) + ".pt"));
-        const auto& d = outcome.metrics.distributed;
-        std::ofstream(dir.file("rank" + std::to_string(rank) + ".txt"))
-            << d.world_size << " " << d.buckets << " " << d.overlapped_buckets << " "
-            << outcome.metrics.samples_trained << " " << outcome.metrics.curve.size() << "\n";
+        keep(rank, train(config, {}, group));
       } catch (const std::exception& error) {
         std::fprintf(stderr, "rank %d: %s\n", rank, error.what());
         code = 1;
@@ -147,11 +144,26 @@ TEST(DdpTest, TwoRanksEndWithTheWeightsOfOneProcessOnTheUnionOfTheirShards) {
     }
     children.push_back(pid);
   }
+  bool all_ok = true;
   for (pid_t pid : children) {
     int status = 0;
     waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a worker failed";
+    all_ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
+  return all_ok;
+}
+
+TEST(DdpTest, TwoRanksEndWithTheWeightsOfOneProcessOnTheUnionOfTheirShards) {
+  testing::TempDir dir;
+  const int64_t steps = 8;
+  const bool ok = train_two_ranks(row_lstm_run(16, steps), [&](int rank, const TrainOutcome& outcome) {
+    torch::save(outcome.model->parameters(), dir.file("rank" + std::to_string(rank) + ".pt"));
+    const auto& d = outcome.metrics.distributed;
+    std::ofstream(dir.file("rank" + std::to_string(rank) + ".txt"))
+        << d.world_size << " " << d.buckets << " " << d.overlapped_buckets << " "
+        << outcome.metrics.samples_trained << " " << outcome.metrics.curve.size() << "\n";
+  });
+  ASSERT_TRUE(ok) << "a worker failed";
   const auto single = train(row_lstm_run(32, steps));  // one process, the two batches together
   std::vector<torch::Tensor> rank0, rank1;
   torch::load(rank0, dir.file("rank0.pt"));
@@ -183,37 +195,12 @@ TEST(DdpTest, AccumulationReducesOnlyOnTheLastMicroBatch) {
   // Two ranks with 2 micro-batches of 8 must equal one process with batch 32 as well: the
   // first micro-batch's gradients travel inside the second's all-reduce (no_sync).
   testing::TempDir dir;
-  const int port = distributed::find_free_port("127.0.0.1");
-  std::vector<pid_t> children;
-  for (int rank = 0; rank < 2; ++rank) {
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      int code = 0;
-      try {
-        LaunchEnvironment env;
-        env.rank = rank;
-        env.world_size = 2;
-        env.master_port = port;
-        auto group = distributed::join_process_group(env, "cpu", std::chrono::seconds(30));
-        auto config = row_lstm_run(16, 4);
-        config.techniques.grad_accumulation = 2;
-        const auto outcome = train(config, {}, group);
-        if (rank == 0) torch::save(outcome.model->parameters(), dir.file("rank0.pt"));
-      } catch (const std::exception& error) {
-        std::fprintf(stderr, "rank %d: %s\n", rank, error.what());
-        code = 1;
-      }
-      std::fflush(nullptr);
-      _exit(code);
-    }
-    children.push_back(pid);
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a worker failed";
-  }
+  auto config = row_lstm_run(16, 4);
+  config.techniques.grad_accumulation = 2;
+  const bool ok = train_two_ranks(config, [&](int rank, const TrainOutcome& outcome) {
+    if (rank == 0) torch::save(outcome.model->parameters(), dir.file("rank0.pt"));
+  });
+  ASSERT_TRUE(ok) << "a worker failed";
   std::vector<torch::Tensor> rank0;
   torch::load(rank0, dir.file("rank0.pt"));
   const auto expected = train(row_lstm_run(32, 4)).model->parameters();

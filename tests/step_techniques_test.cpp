@@ -154,13 +154,17 @@ TEST(ChannelsLastTest, WeightsAndInputsAreNhwcAndResultsMatch) {
   int64_t converted = 0;
   for (const auto& p : net->parameters()) {
     if (p.dim() == 4) {
-      EXPECT_TRUE(p.is_contiguous(at::MemoryFormat::ChannelsLast));
+      // The strides, not just contiguity: a one-channel stem weight is "contiguous" either way.
+      EXPECT_EQ(p.suggest_memory_format(), at::MemoryFormat::ChannelsLast) << p.sizes() << " " << p.strides();
       converted += 1;
     }
   }
   EXPECT_EQ(converted, 1 + 6 + 2);  // stem, 2 per block, 2 shortcuts
   auto nhwc = channels_last_input(x);
   EXPECT_TRUE(nhwc.is_contiguous(at::MemoryFormat::ChannelsLast));
+  // Every activation is NHWC from the stem on (no format mixing).
+  auto activation = net->forward_segment(0, nhwc);
+  EXPECT_EQ(activation.suggest_memory_format(), at::MemoryFormat::ChannelsLast) << activation.strides();
   EXPECT_TRUE(torch::allclose(net->forward(nhwc), reference, 1e-4, 1e-5));
 }
 
