@@ -56,6 +56,7 @@ std::vector<BadInput> catalogue() {
   return {
       // ---- configs -----------------------------------------------------------------------------
       {"config: malformed JSON", {{"c.json", "{\"batch_size\": 32,"}}, run, {"{dir}/c.json", "JSON"}},
+      {"config: a number too large", {{"c.json", "{\"batch_size\": 77e12470}"}}, run, {"{dir}/c.json", "invalid JSON"}},
       {"config: not an object", {{"c.json", "[1, 2]"}}, run, {"{dir}/c.json", "object"}},
       {"config: empty file", {{"c.json", ""}}, run, {"{dir}/c.json"}},
       {"config: missing file", {}, run, {"{dir}/c.json", "cannot open"}},

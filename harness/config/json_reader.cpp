@@ -149,6 +149,10 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
     }
     throw ConfigError(file, "", "invalid JSON at line " + std::to_string(line) + ", column " +
                                     std::to_string(column) + ": " + error.what());
+  } catch (const nlohmann::json::exception& error) {
+    // Not a syntax error but still the text's fault, e.g. a number too large for a double
+    // ("77e12470", found by the fuzzer).
+    throw ConfigError(file, "", std::string("invalid JSON: ") + error.what());
   }
 }
 

@@ -70,8 +70,17 @@ IdxArray read_idx_file(const std::string& path, int expected_dims) {
     if (elements > kMaxElements) throw ConfigError(path, "", "IDX header claims an absurd size");
   }
 
-  array.values.resize(static_cast<size_t>(elements));
-  const int64_t got = read_bytes(file.get(), array.values.data(), elements);
+  // Grow with the data that is really there: a header that lies about the size (found by the
+  // fuzzer: dims of 2^32-1) must cost an error, not gigabytes allocated up front.
+  constexpr int64_t kChunkBytes = int64_t{16} << 20;
+  int64_t got = 0;
+  while (got < elements) {
+    const int64_t want = std::min(kChunkBytes, elements - got);
+    array.values.resize(static_cast<size_t>(got + want));
+    const int64_t read = read_bytes(file.get(), array.values.data() + got, want);
+    got += read;
+    if (read < want) break;
+  }
   if (got != elements) {
     throw ConfigError(path, "", "truncated: the header promises " + std::to_string(elements) +
                                     " bytes of data, the file holds " + std::to_string(got));
