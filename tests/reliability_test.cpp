@@ -115,9 +115,13 @@ TEST(KillResumeTest, TenSigkillsAtRandomPointsThenResumeGiveExactlyOneRecordPerR
     const pid_t pid = spawn_quietly(argv);
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
-    kills += ::kill(pid, SIGKILL) == 0;
     int status = 0;
-    waitpid(pid, &status, 0);
+    // A kill counts only if it hit the runner mid-suite (kill() also "succeeds" on a runner
+    // that already finished and waits to be reaped).
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+      kills += ::kill(pid, SIGKILL) == 0;
+      waitpid(pid, &status, 0);
+    }
   }
   // The children died with the runner: give the kernel a moment, then finish the suite.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -133,8 +137,9 @@ TEST(KillResumeTest, TenSigkillsAtRandomPointsThenResumeGiveExactlyOneRecordPerR
   for (const auto& r : records) per_run[r.run_index] += 1;
   ASSERT_EQ(per_run.size(), 6u) << final_run.output;
   for (const auto& [index, count] : per_run) EXPECT_EQ(count, 1) << "run " << index;
-  std::printf("SIGKILLs sent: %d; after resume every planned run has exactly one record\n", kills);
-  EXPECT_EQ(kills, 10);
+  std::printf("SIGKILLs that hit a running suite: %d of 10; after resume every planned run has "
+              "exactly one record\n", kills);
+  EXPECT_GE(kills, 5) << "too few kills landed mid-suite for the test to mean anything";
 }
 
 TEST(ReproduceTest, ADeterministicRunReproducesBitForBitAndATamperedRecordDoesNot) {

@@ -117,12 +117,11 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
     auto state = parameters;
     for (const auto& buffer : workload.module->buffers()) state.push_back(buffer);
     distributed::broadcast_from_rank0(state, *group);
-    reducer = std::make_unique<distributed::GradientReducer>(
-        parameters, group, static_cast<int64_t>(tech.ddp_bucket_cap_mb * 1024 * 1024));
+    m.distributed.bucket_cap_bytes = static_cast<int64_t>(tech.ddp_bucket_cap_mb * 1024 * 1024);
+    reducer = std::make_unique<distributed::GradientReducer>(parameters, group, m.distributed.bucket_cap_bytes);
     m.distributed.world_size = world_size;
     m.distributed.backend = group->backend;
     m.distributed.launcher = group->launcher;
-    m.distributed.bucket_cap_bytes = static_cast<int64_t>(tech.ddp_bucket_cap_mb * 1024 * 1024);
     m.distributed.buckets = reducer->bucket_count();
   }
   auto optimizer = make_optimizer(config.optimizer, parameters, tech.optimizer_impl);
