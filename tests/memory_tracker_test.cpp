@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "harness/measure/cpu_memory_tracker.h"
+#include "harness/measure/memory_meter.h"
 #include "models/resnet.h"
 
 namespace speedbench::measure {
@@ -36,6 +37,21 @@ TEST(CpuMemoryTrackerTest, SeesAllocationsOnOtherThreads) {
   std::thread worker([] { auto t = torch::empty({2 << 20}, torch::kUInt8); });
   worker.join();
   EXPECT_GE(tracker.peak_bytes() - base, 2 << 20);
+}
+
+TEST(MemoryMeterTest, OnTheCpuItIsTheTrackerAndHasNoReserve) {
+  auto meter = make_memory_meter(/*on_cuda=*/false, 0);
+  meter->reset_peak();
+  const auto base = meter->current_bytes();
+  {
+    auto tensor = torch::empty({1 << 20}, torch::kUInt8);
+    EXPECT_EQ(meter->current_bytes() - base, 1 << 20);
+  }
+  EXPECT_EQ(meter->current_bytes(), base);
+  EXPECT_EQ(meter->peak_bytes() - base, 1 << 20);
+  EXPECT_EQ(meter->peak_reserved_bytes(), 0);
+  meter->release_cached();  // nothing to give back on the CPU
+  EXPECT_EQ(meter->current_bytes(), base);
 }
 
 int64_t training_step_peak_bytes(int64_t batch) {

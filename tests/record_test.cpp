@@ -45,6 +45,12 @@ Record full_record() {
   m.peak_rss_bytes = 987654321;
   m.parameter_count = 78090;
   m.host_syncs = 9;
+  m.step_timing = "cuda_events";
+  m.peak_reserved_bytes = 134217728;
+  m.device_syncs = 8;
+  m.matmul_peak_size = 8192;
+  m.matmul_peak_flops = {{"bf16", 7.5e14}, {"fp32", 5.25e13}};
+  m.mfu = 0.125;
   m.final_train_loss = 1.45;
   m.final_test_loss = 1.5;
   m.final_test_accuracy = 0.5;
@@ -71,6 +77,21 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(*back.metrics.time_to_target_s, 1.25);
   EXPECT_EQ(back.metrics.curve.size(), 2u);
   EXPECT_EQ(back.metrics.curve[1].test_accuracy, 0.5);
+  EXPECT_EQ(back.metrics.step_timing, "cuda_events");
+  EXPECT_EQ(*back.metrics.device_syncs, 8);
+  EXPECT_EQ(back.metrics.matmul_peak_flops.at("bf16"), 7.5e14);
+  EXPECT_EQ(back.metrics.mfu, 0.125);
+}
+
+TEST(RecordTest, ARecordFromBeforeTheGpuFieldsStillReads) {
+  auto json = record_to_json(full_record());
+  for (const auto* key : {"step_timing", "peak_reserved_bytes", "device_syncs", "matmul_peak", "mfu"}) {
+    json["metrics"].erase(key);
+  }
+  const auto back = record_from_json(json);
+  EXPECT_EQ(back.metrics.step_timing, "host_clock");
+  EXPECT_FALSE(back.metrics.device_syncs.has_value());
+  EXPECT_EQ(back.metrics.mfu, 0.0);
 }
 
 TEST(RecordTest, MissingTargetIsNullAndStaysUnset) {

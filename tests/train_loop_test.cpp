@@ -1,7 +1,12 @@
 // Small end-to-end runs of the train loop: determinism, divergence, time-to-target bookkeeping.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "harness/config/config_loader.h"
+#include "harness/measure/matmul_peak.h"
+#include "harness/measure/step_timer.h"
 #include "harness/train/train_loop.h"
 
 namespace speedbench {
@@ -50,6 +55,40 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   EXPECT_GT(m.peak_allocated_bytes, 0);
   EXPECT_GE(m.host_syncs, m.steps);  // the baseline reads the loss every step
   EXPECT_LE(m.eval_wall_s, m.train_wall_s);
+  // The CPU side of the GPU path's measurements.
+  EXPECT_EQ(m.step_timing, "host_clock");
+  EXPECT_FALSE(m.device_syncs.has_value());  // sync-debug mode is CUDA's
+  EXPECT_EQ(m.peak_reserved_bytes, 0);
+  EXPECT_EQ(m.matmul_peak_size, 512);
+  EXPECT_GT(m.matmul_peak_flops.at("fp32"), 0);
+  EXPECT_DOUBLE_EQ(m.mfu, m.train_flops_per_sample * m.samples_per_s / m.matmul_peak_flops.at("fp32"));
+  EXPECT_GT(m.mfu, 0);
+  EXPECT_LT(m.mfu, 1);
+}
+
+TEST(StepTimerTest, TheHostClockTimesEndedStepsOnlyAndHandsEachOutOnce) {
+  auto timer = measure::make_step_timer(/*on_cuda=*/false, 0);
+  EXPECT_EQ(timer->source(), "host_clock");
+  timer->start_step();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  timer->end_step();
+  timer->start_step();  // never ended, as when a run diverges mid-step: not a step
+  const auto ms = timer->take_step_ms();
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_GE(ms[0], 20.0);
+  EXPECT_LT(ms[0], 2000.0);
+  EXPECT_TRUE(timer->take_step_ms().empty());
+}
+
+TEST(MatmulPeakTest, TheCpuPeakHasFp32AndBf16AndPicksTheRunsPrecision) {
+  const auto peak = measure::measure_matmul_peak(/*on_cuda=*/false, 0);
+  EXPECT_EQ(peak.size, 512);
+  ASSERT_EQ(peak.flops_per_s.size(), 2u);  // no fp16 on the CPU
+  EXPECT_GT(peak.flops_per_s.at("fp32"), 1e8);
+  EXPECT_GT(peak.flops_per_s.at("bf16"), 1e8);
+  EXPECT_EQ(measure::peak_for_amp(peak, "off"), peak.flops_per_s.at("fp32"));
+  EXPECT_EQ(measure::peak_for_amp(peak, "bf16"), peak.flops_per_s.at("bf16"));
+  EXPECT_EQ(measure::peak_for_amp(peak, "fp16"), 0.0);  // not measured: no MFU rather than a wrong one
 }
 
 TEST(TrainLoopTest, ExplodingLossEndsTheRunAsDiverged) {

@@ -39,9 +39,10 @@ void print_summary(const Record& r, const std::string& records_path) {
   std::printf("%s / %s: %s%s%s\n", r.workload.c_str(), r.variant.c_str(), to_string(r.status).c_str(),
               r.message.empty() ? "" : " - ", r.message.c_str());
   if (r.status == RunStatus::kOk || r.status == RunStatus::kDiverged) {
-    std::printf("  steps %lld (%lld timed)  %.1f samples/s  median step %.1f ms\n",
+    std::printf("  steps %lld (%lld timed, %s)  %.1f samples/s  median step %.1f ms  MFU %.2f%%\n",
                 static_cast<long long>(m.steps), static_cast<long long>(m.measured_steps),
-                m.samples_per_s, measure::summarize(m.step_ms).median);
+                m.step_timing.c_str(), m.samples_per_s, measure::summarize(m.step_ms).median,
+                100 * m.mfu);
     std::printf("  wall %.1f s (eval %.1f s)  test accuracy %.4f  test loss %.4f\n",
                 m.train_wall_s, m.eval_wall_s, m.final_test_accuracy, m.final_test_loss);
     if (r.unigram_entropy_bits > 0) {

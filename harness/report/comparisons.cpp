@@ -24,6 +24,9 @@ std::vector<MetricInfo> build_metrics() {
        [](const Record& r) { return positive(r.metrics.samples_per_s); }},
       {"flop_rate", "achieved model FLOP/s", "FLOP/s", true, false,
        [](const Record& r) { return positive(r.metrics.train_flops_per_sample * r.metrics.samples_per_s); }},
+      // Model FLOP utilisation: per device, against the matmul peak measured at the run's start.
+      {"mfu", "model FLOP utilisation", "fraction", true, false,
+       [](const Record& r) { return positive(r.metrics.mfu); }},
       {"step_time", "median step", "ms", true, true,
        [](const Record& r) { return positive(measure::summarize(r.metrics.step_ms).median); }},
       {"peak_bytes", "peak memory (training)", "bytes", true, true,
@@ -46,6 +49,14 @@ std::vector<MetricInfo> build_metrics() {
                     ? Value(static_cast<double>(r.metrics.host_syncs) / r.metrics.steps)
                     : std::nullopt;
        }},
+      {"device_syncs_per_step", "CUDA syncs per step (sync-debug mode)", "syncs", true, true,
+       [](const Record& r) {
+         return r.metrics.device_syncs && r.metrics.steps > 0
+                    ? Value(static_cast<double>(*r.metrics.device_syncs) / r.metrics.steps)
+                    : std::nullopt;
+       }},
+      {"reserved_bytes", "peak reserved memory (CUDA, training)", "bytes", true, true,
+       [](const Record& r) { return positive(static_cast<double>(r.metrics.peak_reserved_bytes)); }},
       {"parameters", "parameters", "count", true, true,
        [](const Record& r) { return positive(static_cast<double>(r.metrics.parameter_count)); }},
       // DDP (tip 10): throughput per process; its ratio between world sizes is the scaling

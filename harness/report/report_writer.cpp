@@ -96,8 +96,8 @@ std::string variant_tables(const Results& results) {
     if (key.first != workload) {
       workload = key.first;
       out << "\n### " << workload << "\n\n"
-          << header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s", "median step ms", "peak MiB train / eval",
-                     "accuracy", "time to target s (reached)", "syncs/step", "parameters"});
+          << header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s (MFU)", "median step ms", "peak MiB train / eval",
+                     "accuracy", "time to target s (reached)", "syncs/step (CUDA)", "parameters"});
     }
     int runs = 0, ok = 0, reached = 0;
     std::string other;
@@ -120,16 +120,20 @@ std::string variant_tables(const Results& results) {
     const auto accuracy = median(key, "accuracy");
     const auto ttt = median(key, "time_to_target");
     const auto syncs = median(key, "syncs_per_step");
+    const auto device_syncs = median(key, "device_syncs_per_step");
+    const auto mfu = median(key, "mfu");
     const auto params = median(key, "parameters");
     out << row({key.second, std::to_string(ok) + "/" + std::to_string(runs),
                 throughput ? format("%.0f", throughput->median) + " (" + format("%.1f%%", 100 * throughput->cv) + ")" : "-",
-                flop_rate ? format("%.2f", flop_rate->median / 1e9) : "-",
+                (flop_rate ? format("%.2f", flop_rate->median / 1e9) : "-") +
+                    (mfu ? format(" (%.1f%%)", 100 * mfu->median) : ""),
                 step ? format("%.2f", step->median) : "-",
                 (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
                 accuracy ? format("%.4f", accuracy->median) : "-",
                 ttt ? format("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" + std::to_string(ok) + ")"
                     : "- (0/" + std::to_string(ok) + ")",
-                syncs ? format("%.2f", syncs->median) : "-",
+                (syncs ? format("%.2f", syncs->median) : "-") +
+                    (device_syncs ? format(" (%.2f)", device_syncs->median) : ""),
                 params ? format("%.0f", params->median) : "-"});
   }
   return out.str();
@@ -356,13 +360,16 @@ std::string markdown_report(const ReportInputs& in) {
   }
 
   out << "\n## More metrics per comparison\n\n"
-      << header({"workload", "technique", "median step", "model FLOP/s", "peak memory (total)",
-                 "eval peak memory", "eval time", "syncs per step", "parameters"});
+      << header({"workload", "technique", "median step", "model FLOP/s", "MFU", "peak memory (total)",
+                 "peak reserved (CUDA)", "eval peak memory", "eval time", "syncs per step",
+                 "CUDA syncs per step", "parameters"});
   for (const auto& r : in.comparisons) {
     if (r.status != "ok") continue;
     out << row({r.comparison.workload, r.comparison.label, metric_text(r, "step_time"),
-                metric_text(r, "flop_rate"), metric_text(r, "peak_bytes"), metric_text(r, "eval_peak_bytes"), metric_text(r, "eval_time"),
-                metric_text(r, "syncs_per_step"), metric_text(r, "parameters")});
+                metric_text(r, "flop_rate"), metric_text(r, "mfu"), metric_text(r, "peak_bytes"),
+                metric_text(r, "reserved_bytes"), metric_text(r, "eval_peak_bytes"), metric_text(r, "eval_time"),
+                metric_text(r, "syncs_per_step"), metric_text(r, "device_syncs_per_step"),
+                metric_text(r, "parameters")});
   }
   out << "\n## Variants\n" << variant_tables(results);
 

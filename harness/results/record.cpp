@@ -39,6 +39,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"measured_steps", m.measured_steps},
       {"samples_trained", m.samples_trained},
       {"step_ms", m.step_ms},
+      {"step_timing", m.step_timing},
       {"step_losses", m.step_losses},
       {"step_lrs", m.step_lrs},
       {"step_ms_summary",
@@ -51,10 +52,14 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"resident_bytes", m.resident_bytes},
       {"peak_allocated_bytes", m.peak_allocated_bytes},
       {"eval_peak_allocated_bytes", m.eval_peak_allocated_bytes},
+      {"peak_reserved_bytes", m.peak_reserved_bytes},
       {"peak_rss_bytes", m.peak_rss_bytes},
       {"parameter_count", m.parameter_count},
       {"train_flops_per_sample", m.train_flops_per_sample},
       {"host_syncs", m.host_syncs},
+      {"device_syncs", m.device_syncs ? nlohmann::json(*m.device_syncs) : nlohmann::json(nullptr)},
+      {"matmul_peak", {{"size", m.matmul_peak_size}, {"flops_per_s", m.matmul_peak_flops}}},
+      {"mfu", m.mfu},
       {"final_train_loss", m.final_train_loss},
       {"final_test_loss", m.final_test_loss},
       {"final_test_accuracy", m.final_test_accuracy},
@@ -95,6 +100,18 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   m.peak_rss_bytes = field<int64_t>(j, "peak_rss_bytes");
   m.parameter_count = field<int64_t>(j, "parameter_count");
   m.host_syncs = field<int64_t>(j, "host_syncs");
+  // Fields added with the GPU path (issue 6); older records lack them.
+  if (j.contains("step_timing")) m.step_timing = field<std::string>(j, "step_timing");
+  if (j.contains("peak_reserved_bytes")) m.peak_reserved_bytes = field<int64_t>(j, "peak_reserved_bytes");
+  if (j.contains("device_syncs") && !j.at("device_syncs").is_null()) {
+    m.device_syncs = field<int64_t>(j, "device_syncs");
+  }
+  if (j.contains("matmul_peak")) {
+    const auto& peak = j.at("matmul_peak");
+    m.matmul_peak_size = field<int64_t>(peak, "size");
+    m.matmul_peak_flops = field<std::map<std::string, double>>(peak, "flops_per_s");
+  }
+  if (j.contains("mfu")) m.mfu = field<double>(j, "mfu");
   m.final_train_loss = field<double>(j, "final_train_loss");
   m.final_test_loss = field<double>(j, "final_test_loss");
   m.final_test_accuracy = field<double>(j, "final_test_accuracy");

@@ -3,7 +3,7 @@
 #include <c10/util/Exception.h>
 #include <torch/torch.h>
 
-#include "harness/measure/cpu_memory_tracker.h"
+#include "harness/measure/memory_meter.h"
 #include "harness/train/evaluate.h"
 #include "harness/train/optimizer_factory.h"
 
@@ -49,25 +49,23 @@ BatchProbe probe_training_step(const TrainConfig& config, const Workload& worklo
   std::vector<size_t> indices(rows.data_ptr<int64_t>(), rows.data_ptr<int64_t>() + batch);
   auto example = dataset.get_batch(indices);
 
-  auto& tracker = measure::CpuMemoryTracker::install();
+  auto memory = measure::make_memory_meter(device.is_cuda(), device.is_cuda() ? device.index() : 0);
   try {
     auto model = build_model(config, train.inputs.sizes().slice(1).vec(), workload.data.num_classes);
     model.ptr()->to(device);
     auto optimizer = make_optimizer(config.optimizer, model.ptr()->parameters());
-    tracker.reset_peak();
-    const auto base = tracker.current_bytes();
+    memory->reset_peak();
+    const auto base = memory->current_bytes();
     auto loss = classification_loss(model.forward(example.data.to(device)), example.target.to(device));
     loss.backward();
     optimizer->step();
-    if (device.is_cuda()) {
-      probe.fits = true;  // it ran: the device had room (tracked bytes count CPU memory only)
-    } else {
-      probe.peak_bytes = tracker.peak_bytes() - base;
-      probe.fits = probe.peak_bytes <= budget_bytes;
-    }
+    probe.peak_bytes = memory->peak_bytes() - base;
+    // On CUDA, budget 0 means the device itself: it fits when it ran.
+    probe.fits = (device.is_cuda() && budget_bytes == 0) || probe.peak_bytes <= budget_bytes;
   } catch (const c10::OutOfMemoryError&) {
     probe.fits = false;  // a CUDA candidate that does not fit the device
   }
+  memory->release_cached();  // the next candidate starts from what is really live
   return probe;
 }
 

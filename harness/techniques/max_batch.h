@@ -4,7 +4,9 @@
 // article); counter-evidence: 128 -> 512 gave only ~14% faster time-to-94% (Myrtle, "How to
 // train your ResNet").
 // On the CPU the budget is counted in exact tensor bytes (the tracking allocator), so the search
-// is deterministic; on CUDA a candidate that raises out-of-memory does not fit.
+// is deterministic. On CUDA a candidate that raises out-of-memory does not fit (the error is
+// caught and the allocator's cache emptied before the next candidate); a budget > 0 also caps the
+// caching allocator's peak of live bytes, budget 0 leaves the whole device to the search.
 #pragma once
 
 #include <functional>
@@ -31,8 +33,8 @@ MaxBatchResult search_max_batch(const std::function<BatchProbe(int64_t)>& measur
                                 int64_t limit);
 
 // One training step (forward, backward, optimizer step) of a fresh copy of the config's model at
-// `batch`. On the CPU it fits when its peak tracked bytes above the level before it are within
-// `budget_bytes`; on CUDA when it does not run out of device memory.
+// `batch`. It fits when its peak tensor bytes above the level before it are within
+// `budget_bytes` and, on CUDA, when it does not run out of device memory (budget 0: only that).
 BatchProbe probe_training_step(const TrainConfig& config, const Workload& workload, int64_t batch,
                                int64_t budget_bytes, const torch::Device& device);
 

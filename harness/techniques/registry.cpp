@@ -35,6 +35,11 @@ std::vector<TechniqueInfo> build_registry() {
        "ResNet-50 1x A100 938 -> 2470 img/s (2.63x); up to 3x",
        "NVIDIA DeepLearningExamples resnet50v1.5 README; PyTorch tuning guide", kAnyDevice,
        "techniques.amp", true, [](C c) { return c.techniques.amp != "off"; }},
+      // fp16 beside bf16 in one suite: the same switch, compared on its own.
+      {"amp_fp16", 4, "fp32 -> autocast fp16 with a dynamic gradient scaler",
+       "ResNet-50 1x A100 938 -> 2470 img/s (2.63x) is fp16 AMP",
+       "NVIDIA DeepLearningExamples resnet50v1.5 README", kCudaOnly, "techniques.amp", true,
+       [](C c) { return c.techniques.amp == "fp16"; }},
       {"optimizer", 5, "per-tensor loop -> multi-tensor foreach / fused step (and Adam+L2 -> AdamW)",
        "fused Adam 10-15% end to end vs torch AdamW; fused step 2.75x but ~3% end to end",
        "pytorch/pytorch#71274; deepmd-kit#4463; Loshchilov & Hutter (AdamW)", kAnyDevice,

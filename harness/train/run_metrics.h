@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct RunMetrics {
   int64_t measured_steps = 0;        // steps after warmup (the timed ones)
   int64_t samples_trained = 0;       // examples seen by training, warmup included
   std::vector<double> step_ms;       // per measured step: data wait + forward/backward/step
+  std::string step_timing = "host_clock";  // how step_ms was taken: host_clock | cuda_events
   std::vector<double> step_losses;   // training loss of every step (warmup included)
   std::vector<double> step_lrs;      // learning rate of every step (schedule and warmup applied)
   double data_wait_ms_total = 0;     // time spent waiting on the data loader (measured steps)
@@ -45,12 +47,17 @@ struct RunMetrics {
   double train_wall_s = 0;           // first step to the end, evaluations included
   double eval_wall_s = 0;            // of which evaluation
   int64_t resident_bytes = 0;        // tracked bytes live when training starts (data, model)
-  int64_t peak_allocated_bytes = 0;  // exact tracked tensor bytes (CPU) during training steps
+  int64_t peak_allocated_bytes = 0;  // training steps' peak tensor bytes (CPU tracker / CUDA allocator)
+  int64_t peak_reserved_bytes = 0;   // CUDA: the caching allocator's peak reserve in training; CPU 0
   int64_t eval_peak_allocated_bytes = 0;  // the same during evaluations
   int64_t peak_rss_bytes = 0;        // process peak resident set size
   int64_t parameter_count = 0;
   double train_flops_per_sample = 0;  // model FLOPs of a training step per example (3x forward)
   int64_t host_syncs = 0;            // syncs the harness forced during training
+  std::optional<int64_t> device_syncs;  // CUDA: syncs sync-debug mode saw in training steps
+  int64_t matmul_peak_size = 0;      // n of the n x n products behind matmul_peak_flops
+  std::map<std::string, double> matmul_peak_flops;  // FLOP/s per dtype, measured at start-up
+  double mfu = 0;                    // model FLOP/s per device / the peak of the run's precision
   double final_train_loss = 0;
   double final_test_loss = 0;
   double final_test_accuracy = 0;

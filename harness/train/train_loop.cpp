@@ -11,7 +11,10 @@
 #include "harness/distributed/gradient_reducer.h"
 #include "harness/distributed/sharded_sampler.h"
 #include "harness/measure/cpu_memory_tracker.h"
+#include "harness/measure/matmul_peak.h"
+#include "harness/measure/memory_meter.h"
 #include "harness/measure/statistics.h"
+#include "harness/measure/step_timer.h"
 #include "harness/measure/sync_counter.h"
 #include "harness/techniques/amp.h"
 #include "harness/techniques/backend_flags.h"
@@ -36,11 +39,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-void synchronize(const torch::Device& device) {
-  // CPU kernels are synchronous; a CUDA step is timed only once its kernels have finished.
-  if (device.is_cuda()) torch::cuda::synchronize();
 }
 
 // Prints a progress line at most every `period_s` seconds.
@@ -95,12 +93,20 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
   apply_runtime_settings(config);
   const int rank = group ? group->rank : 0;
   const int world_size = group ? group->world_size : 1;
-  const torch::Device device = config.device == "cuda"
-                                   ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(group ? group->local_rank : 0))
-                                   : torch::Device(torch::kCPU);
+  const bool on_cuda = config.device == "cuda";
+  const int device_index = on_cuda && group ? group->local_rank : 0;
+  const torch::Device device = on_cuda ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device_index))
+                                       : torch::Device(torch::kCPU);
 
   TrainOutcome outcome;
   RunMetrics& m = outcome.metrics;
+
+  // The peak MFU divides by, with this run's threads and backend flags; its random matrices
+  // must not move the run's random stream, so the seed is set again after it.
+  const auto matmul_peak = measure::measure_matmul_peak(on_cuda, device_index);
+  torch::manual_seed(static_cast<uint64_t>(config.seed));
+  m.matmul_peak_size = matmul_peak.size;
+  m.matmul_peak_flops = matmul_peak.flops_per_s;
 
   // ---- workload: data, model, optimizer, schedule --------------------------------------------
   Workload workload = build_workload(config);
@@ -161,10 +167,16 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
       config, workload.data.train.inputs.sizes().slice(1).vec(), workload.data.num_classes);
   m.target_accuracy = config.target_accuracy;
 
-  auto& memory = measure::CpuMemoryTracker::install();
-  m.resident_bytes = memory.current_bytes();  // data, model: what every step's peak stands on
-  memory.reset_peak();
+  auto memory = measure::make_memory_meter(on_cuda, device_index);
+  memory->release_cached();  // the peak's matrices and max_batch's probes are gone
+  m.resident_bytes = memory->current_bytes();  // data, model: what every step's peak stands on
+  memory->reset_peak();
   measure::reset_host_sync_count();
+  std::unique_ptr<measure::DeviceSyncCounter> device_syncs;
+  if (on_cuda) device_syncs = measure::start_cuda_sync_counter();
+  int64_t eval_device_syncs = 0;  // evaluations' own syncs, kept out of the training count
+  auto timer = measure::make_step_timer(on_cuda, device_index);
+  m.step_timing = timer->source();
   ProgressReporter reporter(progress, static_cast<double>(config.progress_every_s));
   LossReader loss_reader(tech.sync_avoidance ? tech.sync_every_steps : 1);
   DebugModeGuard debug_mode(tech.debug_mode);
@@ -173,7 +185,17 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
   int64_t losses_since_eval = 0;
   double measured_step_s = 0;
   int64_t measured_samples = 0;
+  int64_t steps_timed = 0;
   const auto start = Clock::now();
+
+  // Moves the timer's finished steps into the record; the first warmup_steps are not measured.
+  auto collect_step_times = [&] {
+    for (double ms : timer->take_step_ms()) {
+      if (++steps_timed <= config.warmup_steps) continue;
+      m.step_ms.push_back(ms);
+      measured_step_s += ms / 1e3;
+    }
+  };
 
   // Takes losses read from the device; false once one is not finite (the run diverged).
   auto take_losses = [&](const std::vector<double>& losses) {
@@ -199,8 +221,11 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
   auto evaluate_now = [&]() {
     if (rank != 0) return;  // the weights are the same on every rank: one evaluation suffices
     // Training and evaluation peaks are kept apart: one window each.
-    m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory.peak_bytes());
-    memory.reset_peak();
+    m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory->peak_bytes());
+    m.peak_reserved_bytes = std::max(m.peak_reserved_bytes, memory->peak_reserved_bytes());
+    memory->reset_peak();
+    const int64_t syncs_before = device_syncs ? device_syncs->count() : 0;
+    collect_step_times();  // waits for the device once; an evaluation would wait anyway
     const auto eval_start = Clock::now();
     EvalResult result;
     {
@@ -210,8 +235,9 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
                         tech.channels_last);
     }
     m.eval_wall_s += seconds_since(eval_start);
-    m.eval_peak_allocated_bytes = std::max(m.eval_peak_allocated_bytes, memory.peak_bytes());
-    memory.reset_peak();
+    m.eval_peak_allocated_bytes = std::max(m.eval_peak_allocated_bytes, memory->peak_bytes());
+    memory->reset_peak();
+    if (device_syncs) eval_device_syncs += device_syncs->count() - syncs_before;
     CurvePoint point;
     point.step = m.steps;
     point.epoch = static_cast<double>(m.steps) / static_cast<double>(steps_per_epoch);
@@ -237,6 +263,7 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
     auto batch_it = loader->begin();
     while (batch_it != loader->end() && m.steps < total_steps) {
       const auto step_start = Clock::now();
+      timer->start_step();
       // Schedule (tip 1), after linear scaling and warmup for max_batch (tip 3).
       const double warmup = lr_warmup > 0 ? std::min(1.0, (m.steps + 1.0) / lr_warmup) : 1.0;
       const double lr = schedule.lr_at(m.steps) * warmup;
@@ -294,22 +321,20 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
 
       // The loss: read now (baseline) or every N steps (tip 7); a non-finite one ends the run.
       if (!take_losses(loss_reader.add(step_loss))) break;
-      synchronize(device);
-      const double compute_s = seconds_since(step_start);
 
       // Fetch the next batch now: its wait belongs to the step that consumes it.
       const auto fetch_start = Clock::now();
       ++batch_it;
       const double fetch_s = seconds_since(fetch_start);
+      timer->end_step();
+      const double host_step_s = seconds_since(step_start);  // for progress lines only
 
       m.steps += 1;
       maybe_inject_fault(m.steps);  // tests only: SPEEDBENCH_INJECT_FAULT
       m.samples_trained += batch_size * world_size;
       if (m.steps > config.warmup_steps) {
-        m.step_ms.push_back((compute_s + fetch_s) * 1e3);
         m.data_wait_ms_total += fetch_s * 1e3;
         m.distributed.comm_wait_ms_total += comm_wait_ms;
-        measured_step_s += compute_s + fetch_s;
         measured_samples += batch_size * world_size;  // ranks step together: one step, all batches
       }
 
@@ -322,7 +347,7 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
         std::snprintf(line, sizeof line, "step %lld/%lld  epoch %.2f  loss %.4f  %.1f ms/step",
                       static_cast<long long>(m.steps), static_cast<long long>(total_steps),
                       static_cast<double>(m.steps) / steps_per_epoch, m.final_train_loss,
-                      (compute_s + fetch_s) * 1e3);
+                      host_step_s * 1e3);
         return std::string(line);
       });
     }
@@ -331,12 +356,17 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
   if (outcome.status == RunStatus::kOk) take_losses(loss_reader.flush());
 
   // ---- totals ---------------------------------------------------------------------------------
+  collect_step_times();
   m.train_wall_s = seconds_since(start);
   m.measured_steps = static_cast<int64_t>(m.step_ms.size());
   m.samples_per_s = measured_step_s > 0 ? measured_samples / measured_step_s : 0.0;
-  m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory.peak_bytes());
+  const double peak_flops = measure::peak_for_amp(matmul_peak, tech.amp);
+  if (peak_flops > 0) m.mfu = m.train_flops_per_sample * m.samples_per_s / world_size / peak_flops;
+  m.peak_allocated_bytes = std::max(m.peak_allocated_bytes, memory->peak_bytes());
+  m.peak_reserved_bytes = std::max(m.peak_reserved_bytes, memory->peak_reserved_bytes());
   m.peak_rss_bytes = measure::peak_rss_bytes();
   m.host_syncs = measure::host_sync_count();
+  if (device_syncs) m.device_syncs = device_syncs->count() - eval_device_syncs;
   if (scaler) m.amp_skipped_steps = scaler->skipped_steps();
   if (reducer) {
     m.distributed.overlapped_buckets = reducer->overlapped_launches();

@@ -1,0 +1,201 @@
+// The CUDA path: event timing, the caching allocator's statistics, sync-debug counting, the
+// matmul peak, the GPU-only techniques end to end and the environment block. Every test needs a
+// GPU and skips with the reason without one; scripts/gpu-check runs them on a GPU machine
+// (--gtest_filter='Cuda*').
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "harness/config/config_loader.h"
+#include "harness/measure/matmul_peak.h"
+#include "harness/measure/memory_meter.h"
+#include "harness/measure/step_timer.h"
+#include "harness/measure/sync_counter.h"
+#include "harness/results/environment.h"
+#include "harness/techniques/max_batch.h"
+#include "harness/train/train_loop.h"
+
+namespace speedbench {
+namespace {
+
+#define SKIP_WITHOUT_GPU()              \
+  if (torch::cuda::is_available()) { \
+  } else                                \
+    GTEST_SKIP() << "needs a CUDA device; this machine has none"
+
+constexpr int64_t kMiB = 1 << 20;
+
+TEST(CudaStepTimerTest, EventsSpanAHostStallWhileTheDeviceIsIdle) {
+  SKIP_WITHOUT_GPU();
+  auto timer = measure::make_step_timer(/*on_cuda=*/true, 0);
+  EXPECT_EQ(timer->source(), "cuda_events");
+  auto x = torch::randn({2048, 2048}, torch::kCUDA);
+  torch::cuda::synchronize();
+  timer->start_step();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // a slow loader: nothing queued
+  timer->end_step();
+  timer->start_step();
+  for (int i = 0; i < 10; ++i) x = torch::mm(x, x).tanh_();
+  timer->end_step();
+  timer->start_step();  // never ended: not a step
+  const auto ms = timer->take_step_ms();
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_GE(ms[0], 29.0);
+  EXPECT_GT(ms[1], 0.0);
+  EXPECT_TRUE(timer->take_step_ms().empty());
+}
+
+TEST(CudaStepTimerTest, TimingStepsSynchronizesNothingUntilTheTimesAreTaken) {
+  SKIP_WITHOUT_GPU();
+  auto timer = measure::make_step_timer(true, 0);
+  auto x = torch::randn({1024, 1024}, torch::kCUDA);
+  torch::cuda::synchronize();
+  auto syncs = measure::start_cuda_sync_counter();
+  for (int step = 0; step < 5; ++step) {
+    timer->start_step();
+    x = torch::mm(x, x).tanh_();
+    timer->end_step();
+  }
+  EXPECT_EQ(syncs->count(), 0);
+  EXPECT_EQ(timer->take_step_ms().size(), 5u);
+}
+
+TEST(CudaSyncCounterTest, CountsEachReadToTheHostAndNoQueuedWork) {
+  SKIP_WITHOUT_GPU();
+  auto x = torch::ones({16}, torch::kCUDA);
+  auto* handler_before = c10::WarningUtils::get_warning_handler();
+  {
+    auto counter = measure::start_cuda_sync_counter();
+    auto y = x * 2 + 1;  // queued, nothing waits
+    EXPECT_EQ(counter->count(), 0);
+    EXPECT_EQ(y.sum().item<float>(), 48.0f);
+    EXPECT_EQ(counter->count(), 1);
+    auto on_host = y.cpu();
+    EXPECT_EQ(counter->count(), 2);
+  }
+  EXPECT_EQ(c10::WarningUtils::get_warning_handler(), handler_before);
+}
+
+TEST(CudaMemoryMeterTest, CountsLiveBytesExactlyAndKeepsThePeakAndTheReserve) {
+  SKIP_WITHOUT_GPU();
+  auto meter = measure::make_memory_meter(/*on_cuda=*/true, 0);
+  meter->release_cached();
+  meter->reset_peak();
+  const auto base = meter->current_bytes();
+  {
+    auto tensor = torch::empty({64 * kMiB}, torch::TensorOptions(torch::kCUDA).dtype(torch::kUInt8));
+    EXPECT_EQ(meter->current_bytes() - base, 64 * kMiB);
+  }
+  EXPECT_EQ(meter->current_bytes(), base);
+  EXPECT_EQ(meter->peak_bytes() - base, 64 * kMiB);
+  EXPECT_GE(meter->peak_reserved_bytes(), meter->peak_bytes());  // the cache holds the block
+  meter->reset_peak();
+  EXPECT_EQ(meter->peak_bytes(), base);
+}
+
+TEST(CudaMatmulPeakTest, MeasuresEachDtypeAndTensorCoresBeatFp32) {
+  SKIP_WITHOUT_GPU();
+  const auto peak = measure::measure_matmul_peak(/*on_cuda=*/true, 0);
+  EXPECT_EQ(peak.size, 8192);
+  ASSERT_EQ(peak.flops_per_s.size(), 3u);
+  // fp32 runs without TF32 unless a run asks for it; bf16 and fp16 use the tensor cores.
+  EXPECT_GT(peak.flops_per_s.at("bf16"), 2 * peak.flops_per_s.at("fp32"));
+  EXPECT_GT(peak.flops_per_s.at("fp16"), 2 * peak.flops_per_s.at("fp32"));
+  EXPECT_LT(peak.flops_per_s.at("bf16"), 5e15);  // no GPU is this fast: a timing bug
+}
+
+TrainConfig cuda_config(const nlohmann::json& techniques) {
+  return train_config_from_json({{"device", "cuda"},
+                                 {"data", {{"train_samples", 2048}, {"test_samples", 256}}},
+                                 {"batch_size", 64},
+                                 {"epochs", 1},
+                                 {"warmup_steps", 4},
+                                 {"progress_every_s", 0},
+                                 {"techniques", techniques}},
+                                "cuda_test");
+}
+
+TEST(CudaTrainTest, ARunIsTimedByEventsWithAllocatorPeaksSyncsAndMfu) {
+  SKIP_WITHOUT_GPU();
+  const auto outcome = train(cuda_config(nlohmann::json::object()));
+  ASSERT_EQ(outcome.status, RunStatus::kOk) << outcome.message;
+  const auto& m = outcome.metrics;
+  EXPECT_EQ(m.step_timing, "cuda_events");
+  EXPECT_EQ(m.steps, 32);
+  EXPECT_EQ(m.step_ms.size(), 28u);
+  EXPECT_GT(m.peak_allocated_bytes, m.resident_bytes);
+  EXPECT_GE(m.peak_reserved_bytes, m.peak_allocated_bytes);
+  ASSERT_TRUE(m.device_syncs.has_value());
+  EXPECT_GE(*m.device_syncs, m.steps);  // the baseline reads its loss every step
+  EXPECT_GT(m.mfu, 0.0);
+  EXPECT_LT(m.mfu, 1.0);
+
+  // Reading the loss every 8 steps (tip 7): the device is waited for 4 times, not 32.
+  const auto avoiding = train(cuda_config({{"sync_avoidance", true}, {"sync_every_steps", 8}}));
+  ASSERT_EQ(avoiding.status, RunStatus::kOk) << avoiding.message;
+  EXPECT_LT(*avoiding.metrics.device_syncs, *m.device_syncs);
+  EXPECT_LE(*avoiding.metrics.device_syncs, 8);
+}
+
+TEST(CudaTrainTest, EveryGpuOnlyTechniqueTrainsToAnOkRecord) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<nlohmann::json> techniques = {
+      {{"amp", "fp16"}},
+      {{"amp", "bf16"}},
+      {{"pin_memory", true}},
+      {{"cudnn_benchmark", true}},
+      {{"tf32", true}},
+      {{"channels_last", true}},
+      {{"cuda_graphs", true}},
+      {{"optimizer_impl", "fused"}},
+      {{"max_batch", {{"enabled", true}, {"limit", 1024}}}},
+  };
+  for (const auto& patch : techniques) {
+    const auto outcome = train(cuda_config(patch));
+    EXPECT_EQ(outcome.status, RunStatus::kOk) << patch.dump() << ": " << outcome.message;
+    const auto& losses = outcome.metrics.step_losses;
+    ASSERT_FALSE(losses.empty()) << patch.dump();
+    EXPECT_TRUE(std::isfinite(losses.back())) << patch.dump();
+    EXPECT_LT(losses.back(), losses.front()) << patch.dump() << ": it did not learn";
+  }
+}
+
+TEST(CudaMaxBatchTest, ABudgetCapsTheAllocatorPeakOfTheChosenBatch) {
+  SKIP_WITHOUT_GPU();
+  auto config = cuda_config(nlohmann::json::object());
+  const auto workload = build_workload(config);
+  const int64_t budget = 48 * kMiB;
+  const auto result = search_max_batch(
+      [&](int64_t batch) { return probe_training_step(config, workload, batch, budget, torch::kCUDA); }, 32,
+      4096);
+  ASSERT_GT(result.batch, 0);
+  for (const auto& probe : result.probes) {
+    if (probe.batch == result.batch) {
+      EXPECT_LE(probe.peak_bytes, budget);
+    } else if (probe.batch > result.batch) {
+      EXPECT_FALSE(probe.fits) << probe.batch;
+    }
+  }
+}
+
+TEST(CudaEnvironmentTest, NamesTheGpuItsDriverAndTheLibraryVersions) {
+  SKIP_WITHOUT_GPU();
+  const auto env = collect_environment();
+  ASSERT_TRUE(env.at("cuda_available").get<bool>());
+  EXPECT_GT(env.at("cudnn_version").get<int64_t>(), 0);
+  const auto& gpu = env.at("gpu");
+  for (const auto* key : {"name", "compute_capability", "runtime_version", "nccl_version", "pci_bus_id"}) {
+    EXPECT_TRUE(gpu.contains(key)) << key << " missing from " << gpu.dump();
+  }
+  // NVML: the driver's release and the clocks, unless the library is not there.
+  if (!gpu.contains("nvml")) {
+    EXPECT_TRUE(gpu.contains("driver")) << gpu.dump();
+    EXPECT_TRUE(gpu.contains("sm_clock_mhz_now")) << gpu.dump();
+  }
+}
+
+}  // namespace
+}  // namespace speedbench
