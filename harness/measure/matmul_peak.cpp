@@ -12,8 +12,11 @@ namespace speedbench::measure {
 namespace {
 
 constexpr int kUntimed = 2;
-constexpr int kTimed = 5;
+constexpr int kTimed = 8;
 
+// The fastest of kTimed products: noise (another process, a clock ramping up) only ever slows a
+// product down, so the minimum time is the best estimate of a peak (the mean of a few short
+// products varied by +-15% between runs on the CPU).
 double product_rate(const at::TensorOptions& options, int64_t n, bool on_cuda, int device_index) {
   const auto a = at::randn({n, n}, options), b = at::randn({n, n}, options);
   auto wait = [&] {
@@ -21,11 +24,15 @@ double product_rate(const at::TensorOptions& options, int64_t n, bool on_cuda, i
   };
   for (int i = 0; i < kUntimed; ++i) at::mm(a, b);
   wait();
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kTimed; ++i) at::mm(a, b);
-  wait();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return seconds > 0 ? 2.0 * n * n * n * kTimed / seconds : 0.0;
+  double fastest_s = 0;
+  for (int i = 0; i < kTimed; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    at::mm(a, b);
+    wait();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i == 0 || seconds < fastest_s) fastest_s = seconds;
+  }
+  return fastest_s > 0 ? 2.0 * n * n * n / fastest_s : 0.0;
 }
 
 }  // namespace
