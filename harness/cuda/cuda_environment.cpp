@@ -43,7 +43,9 @@ nlohmann::json nvml_facts(const std::string& pci_bus_id) {
   } else {
     char driver[96] = {};
     if (driver_version(driver, sizeof driver) == 0) facts["driver"] = driver;
-    if (by_pci(pci_bus_id.c_str(), &device) == 0) {
+    if (by_pci(pci_bus_id.c_str(), &device) != 0) {
+      facts["nvml"] = "no NVML device for PCI bus id " + pci_bus_id;
+    } else {
       constexpr int kSmClock = 1, kMemoryClock = 2, kGpuTemperature = 0;
       unsigned value = 0;
       if (clock(device, kSmClock, &value) == 0) facts["sm_clock_mhz_now"] = value;
