@@ -40,7 +40,6 @@ double product_rate(const at::TensorOptions& options, int64_t n, bool on_cuda, i
 MatmulPeak measure_matmul_peak(bool on_cuda, int device_index) {
   MatmulPeak peak;
   peak.size = on_cuda ? 8192 : 512;
-  peak.repeats = kTimed;
   const auto device = on_cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_index))
                               : at::Device(at::kCPU);
   std::map<std::string, at::ScalarType> dtypes = {{"fp32", at::kFloat}, {"bf16", at::kBFloat16}};

@@ -12,7 +12,6 @@ namespace speedbench::measure {
 
 struct MatmulPeak {
   int64_t size = 0;                           // n
-  int64_t repeats = 0;                        // timed products per dtype (the fastest counts)
   std::map<std::string, double> flops_per_s;  // "fp32", "bf16" (and "fp16" on CUDA)
 };
 
