@@ -1,21 +1,26 @@
 // The CUDA path: event timing, the caching allocator's statistics, sync-debug counting, the
 // matmul peak, the GPU-only techniques end to end and the environment block. Every test needs a
 // GPU and skips with the reason without one; scripts/gpu-check runs them on a GPU machine
-// (--gtest_filter='Cuda*').
+// (the speedbench_cuda_tests binary).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <thread>
 
 #include "harness/config/config_loader.h"
+#include "harness/data/batch_dataset.h"
 #include "harness/measure/matmul_peak.h"
 #include "harness/measure/memory_meter.h"
 #include "harness/measure/step_timer.h"
 #include "harness/measure/sync_counter.h"
 #include "harness/results/environment.h"
+#include "harness/techniques/cuda_graphs.h"
 #include "harness/techniques/max_batch.h"
+#include "harness/train/evaluate.h"
+#include "harness/train/optimizer_factory.h"
 #include "harness/train/train_loop.h"
 
 namespace speedbench {
@@ -151,7 +156,7 @@ TEST(CudaTrainTest, EveryGpuOnlyTechniqueTrainsToAnOkRecord) {
       {{"channels_last", true}},
       {{"cuda_graphs", true}},
       {{"optimizer_impl", "fused"}},
-      {{"max_batch", {{"enabled", true}, {"limit", 1024}}}},
+      {{"max_batch", {{"enabled", true}, {"limit", 256}, {"warmup_steps", 2}}}},  // 8 steps of 256
   };
   for (const auto& patch : techniques) {
     const auto outcome = train(cuda_config(patch));
@@ -161,6 +166,44 @@ TEST(CudaTrainTest, EveryGpuOnlyTechniqueTrainsToAnOkRecord) {
     EXPECT_TRUE(std::isfinite(losses.back())) << patch.dump();
     EXPECT_LT(losses.back(), losses.front()) << patch.dump() << ": it did not learn";
   }
+}
+
+TEST(CudaGraphsTest, EachReplayTrainsOnTheNewBatchWithTheUpdatedWeights) {
+  SKIP_WITHOUT_GPU();
+  const auto config = cuda_config({{"cuda_graphs", true}});
+  auto workload = build_workload(config);
+  workload.module->to(torch::kCUDA);
+  workload.module->train();
+  auto optimizer = make_optimizer(config.optimizer, workload.module->parameters());
+  data::BatchDataset dataset(workload.data.train, workload.transform);
+  auto batch_at = [&](size_t first) {
+    std::vector<size_t> indices(static_cast<size_t>(config.batch_size));
+    std::iota(indices.begin(), indices.end(), first);
+    auto batch = dataset.get_batch(indices);
+    return std::make_pair(batch.data.to(torch::kCUDA), batch.target.to(torch::kCUDA));
+  };
+  const auto [first_inputs, first_targets] = batch_at(0);
+  auto step = capture_training_step(workload, *optimizer, config, first_inputs, first_targets);
+  auto weight = workload.module->parameters().front();
+  for (size_t k = 1; k <= 3; ++k) {
+    const auto [inputs, targets] = batch_at(k * static_cast<size_t>(config.batch_size));
+    float eager = 0;
+    {
+      torch::NoGradGuard no_grad;  // the loss of this batch at the weights the replay starts from
+      eager = classification_loss(workload.train_forward(inputs, config), targets).item<float>();
+    }
+    const auto before = weight.clone();
+    const float replayed = step->run(inputs, targets).item<float>();
+    // A replay that read the captured batch, or weights that did not move, would not match.
+    EXPECT_NEAR(replayed, eager, 1e-3 * std::abs(eager)) << "batch " << k;
+    EXPECT_FALSE(torch::equal(weight, before)) << "batch " << k << ": the optimizer step did not replay";
+  }
+}
+
+TEST(CudaPinMemoryTest, PinnedBatchesArePageLocked) {
+  SKIP_WITHOUT_GPU();
+  auto pinned = torch::ones({4, 4}).pin_memory();
+  EXPECT_TRUE(pinned.is_pinned());
 }
 
 TEST(CudaMaxBatchTest, ABudgetCapsTheAllocatorPeakOfTheChosenBatch) {

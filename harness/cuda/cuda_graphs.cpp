@@ -39,7 +39,8 @@ class CudaGraphTrainingStep : public CapturedTrainingStep {
       static_loss_.backward();
       optimizer.step();
     };
-    // Warm up on a side stream (lazy initialisations, cuDNN autotuning happen outside capture).
+    // Warm up (lazy initialisations and cuDNN autotuning happen outside capture) and capture on
+    // a side stream: CUDAGraph::capture_begin refuses the default stream. Replays may run on it.
     auto main_stream = c10::cuda::getCurrentCUDAStream();
     auto side = c10::cuda::getStreamFromPool();
     wait_for(side, main_stream);
@@ -49,14 +50,14 @@ class CudaGraphTrainingStep : public CapturedTrainingStep {
         clear_gradients(parameters, /*set_to_none=*/true);
         step();
       }
+      // Capture with the gradients unset: backward allocates them inside the graph's pool, and
+      // every replay writes (not accumulates) them.
+      clear_gradients(parameters, /*set_to_none=*/true);
+      graph_.capture_begin();
+      step();
+      graph_.capture_end();
     }
     wait_for(main_stream, side);
-    // Capture with the gradients unset: backward allocates them inside the graph's pool, and
-    // every replay writes (not accumulates) them.
-    clear_gradients(parameters, /*set_to_none=*/true);
-    graph_.capture_begin();
-    step();
-    graph_.capture_end();
   }
 
   torch::Tensor run(const torch::Tensor& inputs, const torch::Tensor& targets) override {
