@@ -200,12 +200,6 @@ TEST(CudaGraphsTest, EachReplayTrainsOnTheNewBatchWithTheUpdatedWeights) {
   }
 }
 
-TEST(CudaPinMemoryTest, PinnedBatchesArePageLocked) {
-  SKIP_WITHOUT_GPU();
-  auto pinned = torch::ones({4, 4}).pin_memory();
-  EXPECT_TRUE(pinned.is_pinned());
-}
-
 TEST(CudaMaxBatchTest, ABudgetCapsTheAllocatorPeakOfTheChosenBatch) {
   SKIP_WITHOUT_GPU();
   auto config = cuda_config(nlohmann::json::object());

@@ -1,5 +1,5 @@
 // Tips 2, 12, 17: data-side techniques (loader workers, host-to-tensor wrapping, input
-// normalization). Pinned memory needs a GPU: tests/cuda_test.cpp.
+// normalization). Pinned memory needs a GPU: its run is in tests/cuda_test.cpp.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
