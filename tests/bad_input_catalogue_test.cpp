@@ -79,7 +79,7 @@ std::vector<BadInput> catalogue() {
       {"config: batch larger than the data", {{"c.json", with(R"("batch_size": 4096)")}}, run, {"'batch_size'", "got 4096"}},
       {"config: unknown optimizer", {{"c.json", with(R"("optimizer": {"name": "lion"})")}}, run, {"{dir}/c.json", "'optimizer.name'", "lion"}},
       // ---- datasets ----------------------------------------------------------------------------
-      {"dataset: missing folder", {{"c.json", with(R"("data": {"root": "/nonexistent/fashion"})")}}, run, {"/nonexistent/fashion"}},
+      {"dataset: missing folder", {{"c.json", with(R"("data": {"root": "/nonexistent/fashion"})")}}, run, {"/nonexistent/fashion", "dataset-fashion-mnist"}},
       {"dataset: truncated IDX", {{"c.json", with(R"("data": {"root": "{dir}/fm"})")}, {"fm/train-images-idx3-ubyte.gz", "<gzip:idx-truncated>"}}, run, {"{dir}/fm/train-images-idx3-ubyte.gz"}},
       {"dataset: bad IDX magic", {{"c.json", with(R"("data": {"root": "{dir}/fm"})")}, {"fm/train-images-idx3-ubyte.gz", "<gzip:idx-bad-magic>"}}, run, {"{dir}/fm/train-images-idx3-ubyte.gz", "magic"}},
       {"dataset: too little fortune text", {{"c.json", with(R"("model": {"arch": "char_lm"}, "data": {"dataset": "fortunes", "root": "{dir}/fortunes"})")}, {"fortunes/tiny", "Only a fortune.\n"}}, run, {"{dir}/fortunes", "fortunes"}},
@@ -96,6 +96,8 @@ std::vector<BadInput> catalogue() {
       {"suite: CUDA on a CPU machine", {{"s.json", R"({"name": "g", "device": "cuda", "design": "one_at_a_time", "workloads": [{"name": "w"}], "techniques": [{"id": "tf32", "config": {"techniques": {"tf32": true}}}]})"}}, suite, {"{dir}/s.json", "'device'", "no CUDA device"}},
       {"suite: a sweep of one value", {{"s.json", R"({"name": "s", "design": "scaling", "workloads": [{"name": "w"}], "sweep": {"field": "batch_size", "values": [64]}})"}}, suite, {"{dir}/s.json", "values"}},
       {"suite: a bad variant config", {{"s.json", suite_with(R"("techniques": [{"id": "zero_grad_none", "config": {"techniques": {"zero_grad_none": true}, "batch_size": -4}}])")}}, suite, {"{dir}/s.json", "batch_size"}},
+      {"suite: a dataset that is not installed", {{"s.json", R"({"name": "d", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"data": {"root": "/nonexistent/fashion"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, suite, {"/nonexistent/fashion", "dataset-fashion-mnist"}},
+      {"suite: SPEEDBENCH_FORTUNES_DIR names no folder", {{"s.json", R"({"name": "f", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"model": {"arch": "char_lm"}, "data": {"dataset": "fortunes"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, "SPEEDBENCH_FORTUNES_DIR=/nonexistent/fortunes " + suite, {"/nonexistent/fortunes", "SPEEDBENCH_FORTUNES_DIR"}},
       {"suite: --only an unknown technique", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --only turbo", {"--only", "turbo"}},
       {"suite: --resume without an earlier run", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --resume", {"--resume", "no earlier run"}},
       // ---- claims ------------------------------------------------------------------------------

@@ -56,6 +56,10 @@ ExampleSet read_fashion_split(const std::string& folder, const std::string& pref
 
 DatasetSplits load_fashion_mnist(const DataConfig& config) {
   const auto folder = dataset_folder(config);
+  if (!fs::is_directory(folder)) {
+    throw ConfigError(folder, "", "no such folder: install Debian's dataset-fashion-mnist, or point "
+                                  "SPEEDBENCH_FASHION_MNIST_DIR or data.root at its IDX .gz files");
+  }
   DatasetSplits splits;
   splits.train = take_first(read_fashion_split(folder, "train"), config.train_samples);
   splits.test = take_first(read_fashion_split(folder, "t10k"), config.test_samples);
@@ -98,7 +102,11 @@ std::string read_fortunes_text(const std::string& folder) {
       files.push_back(entry.path());
     }
   }
-  if (error) throw ConfigError(folder, "", "cannot list the fortunes folder: " + error.message());
+  if (error) {
+    throw ConfigError(folder, "", "cannot list the fortunes folder (" + error.message() +
+                                      "): install Debian's fortunes package, or point "
+                                      "SPEEDBENCH_FORTUNES_DIR or data.root at a folder of fortune files");
+  }
   std::sort(files.begin(), files.end());  // a fixed order: the same corpus every run
   std::string text;
   for (const auto& file : files) {

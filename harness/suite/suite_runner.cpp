@@ -15,6 +15,7 @@
 #include <set>
 
 #include "harness/config/config_error.h"
+#include "harness/data/datasets.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/run_one.h"
 
@@ -95,9 +96,25 @@ std::string format_duration(double seconds) {
   return text;
 }
 
+// A dataset that is missing or corrupt would fail every run alike, each in its own child: load
+// each dataset the plan reads once, here, so that the error comes once (exit 2) before any run
+// and no results folder is left behind.
+void check_datasets_load(const Suite& suite, const std::string& data_root) {
+  std::set<std::string> checked;
+  for (const auto& run : suite.plan) {
+    auto data = run.config.data;
+    if (!data_root.empty()) data.root = data_root;
+    if (data.dataset == "synthetic") continue;
+    if (checked.insert(data.dataset + "@" + data::dataset_folder(data)).second) {
+      data::load_dataset(data, run.config.seed);
+    }
+  }
+}
+
 }  // namespace
 
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
+  check_datasets_load(suite, options.data_root);
   const auto plan = suite_plan_to_json(suite);
   const auto folder = choose_folder(suite, plan, options);
   const auto run_id = folder.filename().string();
