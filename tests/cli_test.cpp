@@ -55,13 +55,16 @@ TEST(CliTest, BadConfigExitsWithCode2AndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
+// A folder without the IDX files (a missing folder is in the bad-input catalogue).
 TEST(CliTest, MissingDatasetIsBadInput) {
   TempDir dir;
   write_text(dir.file("tiny.json"), kTinyConfig);
+  std::filesystem::create_directories(dir.file("empty"));
   const auto result = run_command(speedbench_cli() + " run-one --config " + dir.file("tiny.json") +
-                                  " --data-root " + dir.file("nowhere") + " --out " + dir.file("results"));
+                                  " --data-root " + dir.file("empty") + " --out " + dir.file("results"));
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("cannot open the IDX file"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find(dir.file("empty") + "/train-images-idx3-ubyte.gz: cannot open the IDX file"),
+            std::string::npos) << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
