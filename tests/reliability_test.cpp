@@ -48,13 +48,13 @@ TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoes
                                      R"(, "workloads": [{"name": "lstm"}], "variants": [
       {"name": "baseline"}, {"name": "segfault"}, {"name": "abort"}, {"name": "oom"},
       {"name": "diverges", "config": {"optimizer": {"name": "sgd", "lr": 5000}, "divergence_loss": 10}},
-      {"name": "after"}]})");
+      {"name": "too_big_batch", "config": {"batch_size": 1024}}, {"name": "after"}]})");
   const auto result = run_command("SPEEDBENCH_INJECT_FAULT=1:segfault,2:abort,3:oom " + kSpeedbench +
                                   " run --suite " + dir.file("s.json") + " --out " + dir.file("results"));
   EXPECT_EQ(result.exit_code, 1) << result.output;  // crashed runs make the suite fail...
   const auto folder = only_run_folder(dir.path() / "results" / "faults");
   const auto records = read_records((folder / "runs.jsonl").string());
-  ASSERT_EQ(records.size(), 6u) << result.output;  // ...after every run had its turn
+  ASSERT_EQ(records.size(), 7u) << result.output;  // ...after every run had its turn
   std::map<std::string, const Record*> by_variant;
   for (const auto& r : records) by_variant[r.variant] = &r;
   EXPECT_EQ(by_variant["baseline"]->status, RunStatus::kOk);
@@ -65,6 +65,15 @@ TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoes
   EXPECT_EQ(by_variant["oom"]->status, RunStatus::kOutOfMemory);
   EXPECT_NE(by_variant["oom"]->message.find("can't allocate"), std::string::npos) << by_variant["oom"]->message;
   EXPECT_EQ(by_variant["diverges"]->status, RunStatus::kDiverged);
+  // Bad input found only at run time (the batch is larger than the data): the child's error line
+  // is in the record, not only on the console.
+  EXPECT_EQ(by_variant["too_big_batch"]->status, RunStatus::kCrashed);
+  EXPECT_NE(by_variant["too_big_batch"]->message.find(
+                "exited with code 2: <config>: field 'batch_size': got 1024, more than the 256 training examples"),
+            std::string::npos)
+      << by_variant["too_big_batch"]->message;
+  EXPECT_NE(result.output.find("speedbench: error: <config>: field 'batch_size'"), std::string::npos)
+      << "the child's stderr still reaches the console\n" << result.output;
   EXPECT_EQ(by_variant["after"]->status, RunStatus::kOk);
 
   const auto report = run_command(kSpeedbench + " report " + folder.string() + " --claims /nonexistent");

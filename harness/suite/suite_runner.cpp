@@ -1,10 +1,12 @@
 #include "harness/suite/suite_runner.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "harness/config/config_error.h"
 #include "harness/data/datasets.h"
@@ -37,17 +40,63 @@ void forward_and_stop(int signal) {
   if (g_child_pid > 0) ::kill(static_cast<pid_t>(g_child_pid), signal);
 }
 
-// Runs `argv` and waits; returns a description of an abnormal end, "" for exit code 0.
+// What a child prints after this prefix is its one-line error (see main.cpp): the suite keeps
+// it for the crash record, so that a run failing on bad input says why in runs.jsonl too.
+constexpr std::string_view kChildErrorPrefix = "speedbench: error: ";
+
+// Passes a child's stderr through to ours while remembering its last error line.
+class ErrorLineTee {
+ public:
+  void consume(const char* bytes, size_t count) {
+    std::fwrite(bytes, 1, count, stderr);
+    for (size_t i = 0; i < count; ++i) {
+      if (bytes[i] != '\n') {
+        if (line_.size() < kMaxLine) line_ += bytes[i];
+        continue;
+      }
+      if (line_.compare(0, kChildErrorPrefix.size(), kChildErrorPrefix) == 0) {
+        error_ = line_.substr(kChildErrorPrefix.size());
+      }
+      line_.clear();
+    }
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  static constexpr size_t kMaxLine = 2000;
+  std::string line_;
+  std::string error_;
+};
+
+// Runs `argv` and waits; returns a description of an abnormal end, "" for exit code 0. The
+// child's stderr passes through a pipe so that its error line can be added to that description.
 std::string run_child(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  int pipe_ends[2];
+  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) return "could not create a pipe for " + argv[0];
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDERR_FILENO);
   pid_t pid = 0;
-  if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) {
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_ends[1]);
+  if (spawned != 0) {
+    ::close(pipe_ends[0]);
     return "could not start " + argv[0];
   }
   g_child_pid = pid;
   if (g_stop_signal != 0) ::kill(pid, g_stop_signal);  // the signal came while spawning
+  ErrorLineTee tee;
+  char buffer[4096];
+  for (;;) {  // until every writer (the child and any workers it started) has closed the pipe
+    const ssize_t got = ::read(pipe_ends[0], buffer, sizeof buffer);
+    if (got > 0) tee.consume(buffer, static_cast<size_t>(got));
+    if (got == 0 || (got < 0 && errno != EINTR)) break;
+  }
+  ::close(pipe_ends[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
   }
@@ -57,7 +106,8 @@ std::string run_child(const std::vector<std::string>& argv) {
            strsignal(WTERMSIG(status)) + ")";
   }
   if (WEXITSTATUS(status) != 0) {
-    return "run process exited with code " + std::to_string(WEXITSTATUS(status));
+    return "run process exited with code " + std::to_string(WEXITSTATUS(status)) +
+           (tee.error().empty() ? "" : ": " + tee.error());
   }
   return "";
 }
