@@ -11,7 +11,8 @@ namespace speedbench {
 
 struct DataConfig {
   std::string dataset = "fashion_mnist";  // fashion_mnist | fortunes | synthetic
-  std::string root;                       // "" = the Debian package's folder (or $SPEEDBENCH_DATA_ROOT)
+  // "" = $SPEEDBENCH_FASHION_MNIST_DIR or $SPEEDBENCH_FORTUNES_DIR, else the Debian package's folder
+  std::string root;
   int64_t train_samples = 0;              // 0 = all; else the first N (a quick subset)
   int64_t test_samples = 0;               // 0 = all
   bool augment = false;                   // random crop (pad 4) + horizontal flip, images only
