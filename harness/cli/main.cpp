@@ -16,6 +16,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
+#include "harness/suite/suite_runner.h"
 
 int main(int argc, char** argv) {
   using namespace speedbench;
@@ -112,10 +113,10 @@ int main(int argc, char** argv) {
     if (*reproduce_cmd) return command_reproduce(reproduce_args);
     if (*lr_find_cmd) return command_lr_find(lr_find);
   } catch (const ConfigError& error) {
-    std::fprintf(stderr, "speedbench: error: %s\n", error.what());
+    std::fprintf(stderr, "%s%s\n", kErrorLinePrefix, error.what());
     return 2;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "speedbench: error: %s\n", error.what());
+    std::fprintf(stderr, "%s%s\n", kErrorLinePrefix, error.what());
     return 1;
   }
   return 0;

@@ -40,11 +40,8 @@ void forward_and_stop(int signal) {
   if (g_child_pid > 0) ::kill(static_cast<pid_t>(g_child_pid), signal);
 }
 
-// What a child prints after this prefix is its one-line error (see main.cpp): the suite keeps
-// it for the crash record, so that a run failing on bad input says why in runs.jsonl too.
-constexpr std::string_view kChildErrorPrefix = "speedbench: error: ";
-
-// Passes a child's stderr through to ours while remembering its last error line.
+// Passes a child's stderr through to ours while remembering its last error line (the text after
+// kErrorLinePrefix), so that a run failing on bad input says why in runs.jsonl too.
 class ErrorLineTee {
  public:
   void consume(const char* bytes, size_t count) {
@@ -54,9 +51,8 @@ class ErrorLineTee {
         if (line_.size() < kMaxLine) line_ += bytes[i];
         continue;
       }
-      if (line_.compare(0, kChildErrorPrefix.size(), kChildErrorPrefix) == 0) {
-        error_ = line_.substr(kChildErrorPrefix.size());
-      }
+      const std::string_view prefix = kErrorLinePrefix;
+      if (line_.compare(0, prefix.size(), prefix) == 0) error_ = line_.substr(prefix.size());
       line_.clear();
     }
   }

@@ -40,4 +40,8 @@ void die_with_parent_if_asked();
 // The variable through which a parent asks for that (set to its pid).
 inline constexpr const char* kParentPidVariable = "SPEEDBENCH_PARENT_PID";
 
+// The CLI prints a failed command's one-line error after this prefix; the runner finds a failed
+// child's error by it and keeps it in the run's crash record.
+inline constexpr const char* kErrorLinePrefix = "speedbench: error: ";
+
 }  // namespace speedbench
