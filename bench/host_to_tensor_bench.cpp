@@ -17,7 +17,8 @@ void host_to_tensor(benchmark::State& state, int64_t channels, int64_t side, boo
   }
   // Batch bytes made available as a tensor per second (the same measure for both sides: the
   // wrapped side hands them over without moving them).
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(buffer->size() * sizeof(float)));
+  state.SetBytesProcessed(state.iterations() *
+                          static_cast<int64_t>(buffer->size() * sizeof(float)));
 }
 
 }  // namespace

@@ -21,15 +21,21 @@ using namespace speedbench;
 std::unique_ptr<torch::optim::Optimizer> plain_optimizer(const OptimizerConfig& o,
                                                          const std::vector<torch::Tensor>& params) {
   if (o.name == "sgd") {
-    return std::make_unique<torch::optim::SGD>(
-        params, torch::optim::SGDOptions(o.lr).momentum(o.momentum).nesterov(o.nesterov).weight_decay(o.weight_decay));
+    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(o.lr)
+                                                           .momentum(o.momentum)
+                                                           .nesterov(o.nesterov)
+                                                           .weight_decay(o.weight_decay));
   }
   if (o.name == "adam") {
-    return std::make_unique<torch::optim::Adam>(
-        params, torch::optim::AdamOptions(o.lr).betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weight_decay));
+    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(o.lr)
+                                                            .betas({o.beta1, o.beta2})
+                                                            .eps(o.eps)
+                                                            .weight_decay(o.weight_decay));
   }
-  return std::make_unique<torch::optim::AdamW>(
-      params, torch::optim::AdamWOptions(o.lr).betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weight_decay));
+  return std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions(o.lr)
+                                                           .betas({o.beta1, o.beta2})
+                                                           .eps(o.eps)
+                                                           .weight_decay(o.weight_decay));
 }
 
 // A batch as the model takes it: images become floats in [0, 1], text ids stay ids.
@@ -38,17 +44,20 @@ torch::Tensor as_model_input(const torch::Tensor& raw) {
 }
 
 torch::Tensor loss_of(const torch::Tensor& logits, const torch::Tensor& targets) {
-  return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}));
+  return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}),
+                                              targets.reshape({-1}));
 }
 
 int run(const char* path) {
   const auto config = load_train_config(path);
   for (const auto& id : enabled_techniques(config)) {
     if (id != "debug_off") {
-      throw ConfigError(path, find_technique(id)->config_field, "the minimal loop runs with every technique off");
+      throw ConfigError(path, find_technique(id)->config_field,
+                        "the minimal loop runs with every technique off");
     }
   }
-  if (config.max_steps <= 0) throw ConfigError(path, "max_steps", "the race needs a step count (> 0)");
+  if (config.max_steps <= 0)
+    throw ConfigError(path, "max_steps", "the race needs a step count (> 0)");
   torch::set_num_threads(static_cast<int>(config.threads));
   torch::manual_seed(static_cast<uint64_t>(config.seed));
   Workload workload = build_workload(config);
@@ -90,9 +99,11 @@ int run(const char* path) {
     correct += logits.argmax(-1).eq(targets).sum().item<int64_t>();
     total += targets.numel();
   }
-  std::printf("{\"samples_per_s\": %.6g, \"steps\": %lld, \"final_train_loss\": %.6g, \"test_accuracy\": %.6g}\n",
-              timed_s > 0 ? timed_samples / timed_s : 0.0, static_cast<long long>(config.max_steps), last_loss,
-              static_cast<double>(correct) / static_cast<double>(total));
+  std::printf(
+      "{\"samples_per_s\": %.6g, \"steps\": %lld, \"final_train_loss\": %.6g, \"test_accuracy\": "
+      "%.6g}\n",
+      timed_s > 0 ? timed_samples / timed_s : 0.0, static_cast<long long>(config.max_steps),
+      last_loss, static_cast<double>(correct) / static_cast<double>(total));
   return 0;
 }
 

@@ -30,7 +30,8 @@ double resnet_forward_flops(const ResNetOptions& options, int64_t height, int64_
   return flops + 2.0 * channels * options.num_classes;  // head
 }
 
-double recurrent_forward_flops(const RecurrentOptions& options, int64_t steps, bool head_every_step) {
+double recurrent_forward_flops(const RecurrentOptions& options, int64_t steps,
+                               bool head_every_step) {
   const int64_t gates = options.cell == "lstm" ? 4 : options.cell == "gru" ? 3 : 0;
   if (gates == 0) throw std::invalid_argument("unknown recurrent cell " + options.cell);
   double flops = 0;

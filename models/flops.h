@@ -14,6 +14,7 @@ namespace speedbench::models {
 double resnet_forward_flops(const ResNetOptions& options, int64_t height, int64_t width);
 
 // `steps` time steps; the head runs once (classifier) or at every step (language model).
-double recurrent_forward_flops(const RecurrentOptions& options, int64_t steps, bool head_every_step);
+double recurrent_forward_flops(const RecurrentOptions& options, int64_t steps,
+                               bool head_every_step);
 
 }  // namespace speedbench::models

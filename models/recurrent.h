@@ -19,7 +19,7 @@ struct RecurrentOptions {
   int64_t input_size = 28;    // features per step (row_rnn) or embedding size (char_lm)
   int64_t hidden = 128;
   int64_t layers = 1;
-  int64_t outputs = 10;       // classes, or vocabulary size
+  int64_t outputs = 10;  // classes, or vocabulary size
 };
 
 // An LSTM or a GRU behind one interface (batch first): [B, T, F] -> [B, T, hidden].

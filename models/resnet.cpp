@@ -10,17 +10,16 @@ namespace speedbench::models {
 namespace {
 
 torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride, bool bias) {
-  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                               .stride(stride)
-                               .padding(kernel / 2)
-                               .bias(bias));
+  return torch::nn::Conv2d(
+      torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(kernel / 2).bias(bias));
 }
 
 }  // namespace
 
 BasicBlockImpl::BasicBlockImpl(int64_t in_channels, int64_t out_channels, int64_t stride,
                                bool conv_bias) {
-  conv1_ = register_module("conv1", conv(in_channels, out_channels, /*kernel=*/3, stride, conv_bias));
+  conv1_ =
+      register_module("conv1", conv(in_channels, out_channels, /*kernel=*/3, stride, conv_bias));
   bn1_ = register_module("bn1", torch::nn::BatchNorm2d(out_channels));
   conv2_ = register_module("conv2", conv(out_channels, out_channels, /*kernel=*/3, 1, conv_bias));
   bn2_ = register_module("bn2", torch::nn::BatchNorm2d(out_channels));

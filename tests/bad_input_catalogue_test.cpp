@@ -17,26 +17,31 @@ using testing::TempDir;
 
 struct BadInput {
   std::string name;
-  std::map<std::string, std::string> files;  // relative path -> content ("<binary:...>" = raw bytes)
+  std::map<std::string, std::string> files;  // relative path -> content ("<binary:...>": bytes)
   std::string command;                       // {dir} = the case's folder, {out} = its results root
   std::vector<std::string> expected;         // substrings of the error line; {dir} expanded
 };
 
-const char* kGoodConfig = R"({"data": {"train_samples": 128, "test_samples": 64}, "model": {"widths": [4, 8, 8]},
+const char* kGoodConfig =
+    R"({"data": {"train_samples": 128, "test_samples": 64}, "model": {"widths": [4, 8, 8]},
   "batch_size": 32, "max_steps": 2, "warmup_steps": 0, "progress_every_s": 0})";
 
 std::string with(const std::string& json_fields) {
-  return std::string(R"({"data": {"train_samples": 128, "test_samples": 64}, "progress_every_s": 0, )") +
+  return std::string(
+             R"({"data": {"train_samples": 128, "test_samples": 64}, "progress_every_s": 0, )") +
          json_fields + "}";
 }
 
 std::string suite_with(const std::string& fields) {
-  return std::string(R"({"name": "bad", "device": "cpu", "design": "one_at_a_time", "repetitions": 1,
+  return std::string(
+             R"({"name": "bad", "device": "cpu", "design": "one_at_a_time", "repetitions": 1,
     "base": {"max_steps": 1, "data": {"train_samples": 64, "test_samples": 32}, "batch_size": 32},
-    "workloads": [{"name": "w", "config": {}}], )") + fields + "}";
+    "workloads": [{"name": "w", "config": {}}], )") +
+         fields + "}";
 }
 
-const char* kGoodSuiteTail = R"("techniques": [{"id": "zero_grad_none", "config": {"techniques": {"zero_grad_none": true}}}])";
+const char* kGoodSuiteTail =
+    R"("techniques": [{"id": "zero_grad_none", "config": {"techniques": {"zero_grad_none": true}}}])";
 
 // One claim object; `override_fields` replaces fields (JSON keeps the last duplicate key).
 std::string claim(const std::string& override_fields = "") {
@@ -50,9 +55,13 @@ std::string claims_with(const std::string& override_fields) {
 }
 
 std::vector<BadInput> catalogue() {
-  const std::string run = std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out {out} --config {dir}/c.json";
-  const std::string suite = std::string(SPEEDBENCH_EXECUTABLE) + " run --out {out} --suite {dir}/s.json";
+  const std::string run =
+      std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out {out} --config {dir}/c.json";
+  const std::string suite =
+      std::string(SPEEDBENCH_EXECUTABLE) + " run --out {out} --suite {dir}/s.json";
   const std::string exe = SPEEDBENCH_EXECUTABLE;
+  // One case per line, so that the catalogue reads as a table.
+  // clang-format off
   return {
       // ---- configs -----------------------------------------------------------------------------
       {"config: malformed JSON", {{"c.json", "{\"batch_size\": 32,"}}, run, {"{dir}/c.json", "JSON"}},
@@ -119,6 +128,7 @@ std::vector<BadInput> catalogue() {
       {"environment: WORLD_SIZE 0", {{"c.json", kGoodConfig}}, "RANK=0 WORLD_SIZE=0 " + run, {"environment", "'WORLD_SIZE'", "got \"0\""}},
       {"environment: RANK without WORLD_SIZE", {{"c.json", kGoodConfig}}, "RANK=0 " + run, {"environment", "'WORLD_SIZE'", "not set"}},
   };
+  // clang-format on
 }
 
 std::string expand(std::string text, const std::string& dir) {
@@ -136,7 +146,8 @@ std::vector<uint8_t> idx_header(uint32_t magic, std::vector<uint32_t> dims) {
   return bytes;
 }
 
-void write_case_file(const std::string& path, const std::string& content, const std::string& record_line) {
+void write_case_file(const std::string& path, const std::string& content,
+                     const std::string& record_line) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   if (content == "<gzip:idx-truncated>") {
     auto bytes = idx_header(0x00000803, {100, 28, 28});
@@ -192,7 +203,8 @@ TEST(BadInputCatalogueTest, EveryBadInputGetsOneClearErrorAndExitCode2AndLeavesN
       all_found &= found;
     }
     EXPECT_EQ(files_under(dir.path()), before) << "the command left files behind";
-    passed += result.exit_code == 2 && error_lines == 1 && all_found && files_under(dir.path()) == before;
+    passed +=
+        result.exit_code == 2 && error_lines == 1 && all_found && files_under(dir.path()) == before;
   }
   std::printf("bad inputs tried: %zu, answered with one clear error and nothing left behind: %d\n",
               cases.size(), passed);

@@ -37,7 +37,8 @@ TEST(CliTest, RunOneWritesARecordAndASummary) {
   const auto result = run_command(speedbench_cli() + " run-one --config " + dir.file("tiny.json") +
                                   " --records " + records);
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("fashion_mnist/resnet / baseline: ok"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("fashion_mnist/resnet / baseline: ok"), std::string::npos)
+      << result.output;
   const auto written = read_records(records);
   ASSERT_EQ(written.size(), 1u);
   EXPECT_EQ(written[0].metrics.steps, 4);
@@ -51,7 +52,8 @@ TEST(CliTest, BadConfigExitsWithCode2AndWritesNothing) {
                                   " --out " + dir.file("results"));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find(dir.file("bad.json") + ": field 'batch_size': got -3"),
-            std::string::npos) << result.output;
+            std::string::npos)
+      << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
@@ -60,11 +62,14 @@ TEST(CliTest, MissingDatasetIsBadInput) {
   TempDir dir;
   write_text(dir.file("tiny.json"), kTinyConfig);
   std::filesystem::create_directories(dir.file("empty"));
-  const auto result = run_command(speedbench_cli() + " run-one --config " + dir.file("tiny.json") +
-                                  " --data-root " + dir.file("empty") + " --out " + dir.file("results"));
+  const auto result =
+      run_command(speedbench_cli() + " run-one --config " + dir.file("tiny.json") +
+                  " --data-root " + dir.file("empty") + " --out " + dir.file("results"));
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find(dir.file("empty") + "/train-images-idx3-ubyte.gz: cannot open the IDX file"),
-            std::string::npos) << result.output;
+  EXPECT_NE(result.output.find(dir.file("empty") +
+                               "/train-images-idx3-ubyte.gz: cannot open the IDX file"),
+            std::string::npos)
+      << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
@@ -75,7 +80,8 @@ TEST(CliTest, BatchLargerThanTheDataIsBadInput) {
                                   " --out " + dir.file("results"));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("field 'batch_size': got 128, more than the 100 training examples"),
-            std::string::npos) << result.output;
+            std::string::npos)
+      << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
@@ -88,7 +94,8 @@ TEST(CliTest, CudaRunWithoutAGpuIsRecordedAsNotApplicable) {
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto written = read_records(records);
   ASSERT_EQ(written.size(), 1u);
-  if (written[0].environment["cuda_available"].get<bool>()) GTEST_SKIP() << "this machine has a GPU";
+  if (written[0].environment["cuda_available"].get<bool>())
+    GTEST_SKIP() << "this machine has a GPU";
   EXPECT_EQ(written[0].status, RunStatus::kNotApplicable);
   EXPECT_NE(written[0].message.find("no CUDA device"), std::string::npos);
 }
@@ -96,8 +103,10 @@ TEST(CliTest, CudaRunWithoutAGpuIsRecordedAsNotApplicable) {
 // A grid of two variants (SGD, Adam) of the tiny config, `repetitions` times.
 std::string mini_suite(int repetitions) {
   return std::string(R"({
-    "name": "mini", "design": "grid", "repetitions": )") + std::to_string(repetitions) + R"(,
-    "base": )" + kTinyConfig + R"(,
+    "name": "mini", "design": "grid", "repetitions": )") +
+         std::to_string(repetitions) + R"(,
+    "base": )" +
+         kTinyConfig + R"(,
     "workloads": [{"name": "tiny"}],
     "variants": [{"name": "sgd"}, {"name": "adam", "config": {"optimizer": {"name": "adam", "lr": 0.001}}}]
   })";
@@ -105,7 +114,8 @@ std::string mini_suite(int repetitions) {
 
 std::filesystem::path only_run_folder(const std::string& suite_root) {
   std::vector<std::filesystem::path> folders;
-  for (const auto& entry : std::filesystem::directory_iterator(suite_root)) folders.push_back(entry.path());
+  for (const auto& entry : std::filesystem::directory_iterator(suite_root))
+    folders.push_back(entry.path());
   EXPECT_EQ(folders.size(), 1u);
   return folders.at(0);
 }
@@ -133,12 +143,16 @@ TEST(CliTest, SuiteRunsEachEntryInItsOwnProcessAndRecordsAll) {
 TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(3));
-  const auto run = speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " + dir.file("results");
+  const auto run =
+      speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " + dir.file("results");
   // Interrupt (SIGINT, as Ctrl-C) once the first record is written: the run in flight is dropped.
-  const auto interrupted = run_command(
-      "(" + run + " & pid=$!; for i in $(seq 600); do "
-      "[ -s \"$(ls " + dir.file("results/mini") + "/*/runs.jsonl 2>/dev/null | head -1)\" ] && break; "
-      "sleep 0.05; done; kill -INT $pid; wait $pid; echo exit=$?)");
+  const auto interrupted =
+      run_command("(" + run +
+                  " & pid=$!; for i in $(seq 600); do "
+                  "[ -s \"$(ls " +
+                  dir.file("results/mini") +
+                  "/*/runs.jsonl 2>/dev/null | head -1)\" ] && break; "
+                  "sleep 0.05; done; kill -INT $pid; wait $pid; echo exit=$?)");
   EXPECT_NE(interrupted.output.find("exit=130"), std::string::npos) << interrupted.output;
   EXPECT_NE(interrupted.output.find("interrupted"), std::string::npos) << interrupted.output;
   EXPECT_NE(interrupted.output.find("--resume"), std::string::npos) << interrupted.output;
@@ -150,8 +164,10 @@ TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
   const auto resumed = run_command(run + " --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("resuming: " + std::to_string(before) + " runs already recorded"),
-            std::string::npos) << resumed.output;
-  const auto records = read_records((only_run_folder(dir.file("results/mini")) / "runs.jsonl").string());
+            std::string::npos)
+      << resumed.output;
+  const auto records =
+      read_records((only_run_folder(dir.file("results/mini")) / "runs.jsonl").string());
   std::vector<int64_t> indexes;
   for (const auto& r : records) indexes.push_back(r.run_index);
   std::sort(indexes.begin(), indexes.end());
@@ -174,7 +190,8 @@ TEST(CliTest, SuiteWithABadVariantIsRejectedBeforeAnythingRuns) {
   const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
                                   " --out " + dir.file("results"));
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("variants[1] (broken) on workload w: optimizer.lr"), std::string::npos)
+  EXPECT_NE(result.output.find("variants[1] (broken) on workload w: optimizer.lr"),
+            std::string::npos)
       << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
@@ -190,7 +207,8 @@ TEST(CliTest, CudaSuiteOnAMachineWithoutGpuIsAClearError) {
   if (result.output.find("suite g:") != std::string::npos) GTEST_SKIP() << "this machine has a GPU";
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("field 'device': this suite is for \"cuda\" but no CUDA device"),
-            std::string::npos) << result.output;
+            std::string::npos)
+      << result.output;
 }
 
 // CI's gate: verify exits 1 when a gating claim is refuted, 0 when every one is confirmed.
@@ -200,20 +218,27 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   auto claims = [](const std::string& threshold) {
     return R"({"claims": [
       {"id": "fast-is-faster", "technique": "fast", "metric": "throughput", "direction": ">=",
-       "threshold": )" + threshold + R"(, "gate": true, "source": "test"},
+       "threshold": )" +
+           threshold + R"(, "gate": true, "source": "test"},
       {"id": "fast-uses-half", "technique": "fast", "metric": "peak_bytes", "direction": "<=",
        "threshold": 0.5, "gate": true, "source": "test"}]})";
   };
   write_text(dir.file("confirmed.json"), claims("1.3"));
   write_text(dir.file("refuted.json"), claims("2.0"));
-  const auto ok = run_command(speedbench_cli() + " verify " + dir.file("run") + " --claims " + dir.file("confirmed.json"));
+  const auto ok = run_command(speedbench_cli() + " verify " + dir.file("run") + " --claims " +
+                              dir.file("confirmed.json"));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
-  EXPECT_NE(ok.output.find("2 of 2 gating claims (device cpu, suite synthetic) confirmed"), std::string::npos) << ok.output;
-  const auto refuted = run_command(speedbench_cli() + " verify " + dir.file("run") + " --claims " + dir.file("refuted.json"));
+  EXPECT_NE(ok.output.find("2 of 2 gating claims (device cpu, suite synthetic) confirmed"),
+            std::string::npos)
+      << ok.output;
+  const auto refuted = run_command(speedbench_cli() + " verify " + dir.file("run") + " --claims " +
+                                   dir.file("refuted.json"));
   EXPECT_EQ(refuted.exit_code, 1) << refuted.output;
-  EXPECT_NE(refuted.output.find("gate failed: fast-is-faster is refuted"), std::string::npos) << refuted.output;
+  EXPECT_NE(refuted.output.find("gate failed: fast-is-faster is refuted"), std::string::npos)
+      << refuted.output;
 
-  const auto report = run_command(speedbench_cli() + " report " + dir.file("run") + " --claims " + dir.file("refuted.json"));
+  const auto report = run_command(speedbench_cli() + " report " + dir.file("run") + " --claims " +
+                                  dir.file("refuted.json"));
   EXPECT_EQ(report.exit_code, 0) << report.output;
   EXPECT_TRUE(std::filesystem::file_size(dir.file("run/report.md")) > 0);
   EXPECT_TRUE(std::filesystem::file_size(dir.file("run/summary.json")) > 0);

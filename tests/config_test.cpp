@@ -38,7 +38,9 @@ TEST(ConfigTest, TheBaselineHasOnlyDebugOffOn) {
   const auto debugging = train_config_from_json({{"techniques", {{"debug_mode", "anomaly"}}}}, "c");
   EXPECT_TRUE(enabled_techniques(debugging).empty());
   const auto some = train_config_from_json(
-      {{"techniques", {{"input_norm", true}, {"amp", "bf16"}, {"lr_schedule", {{"kind", "cosine"}}}}}}, "c");
+      {{"techniques",
+        {{"input_norm", true}, {"amp", "bf16"}, {"lr_schedule", {{"kind", "cosine"}}}}}},
+      "c");
   EXPECT_EQ(enabled_techniques(some),
             (std::vector<std::string>{"lr_schedule", "amp", "debug_off", "input_norm"}));
 }

@@ -26,9 +26,9 @@
 namespace speedbench {
 namespace {
 
-#define SKIP_WITHOUT_GPU()              \
+#define SKIP_WITHOUT_GPU()           \
   if (torch::cuda::is_available()) { \
-  } else                                \
+  } else                             \
     GTEST_SKIP() << "needs a CUDA device; this machine has none"
 
 constexpr int64_t kMiB = 1 << 20;
@@ -91,7 +91,8 @@ TEST(CudaMemoryMeterTest, CountsLiveBytesExactlyAndKeepsThePeakAndTheReserve) {
   meter->reset_peak();
   const auto base = meter->current_bytes();
   {
-    auto tensor = torch::empty({64 * kMiB}, torch::TensorOptions(torch::kCUDA).dtype(torch::kUInt8));
+    auto tensor =
+        torch::empty({64 * kMiB}, torch::TensorOptions(torch::kCUDA).dtype(torch::kUInt8));
     EXPECT_EQ(meter->current_bytes() - base, 64 * kMiB);
   }
   EXPECT_EQ(meter->current_bytes(), base);
@@ -196,7 +197,8 @@ TEST(CudaGraphsTest, EachReplayTrainsOnTheNewBatchWithTheUpdatedWeights) {
     const float replayed = step->run(inputs, targets).item<float>();
     // A replay that read the captured batch, or weights that did not move, would not match.
     EXPECT_NEAR(replayed, eager, 1e-3 * std::abs(eager)) << "batch " << k;
-    EXPECT_FALSE(torch::equal(weight, before)) << "batch " << k << ": the optimizer step did not replay";
+    EXPECT_FALSE(torch::equal(weight, before))
+        << "batch " << k << ": the optimizer step did not replay";
   }
 }
 
@@ -206,8 +208,10 @@ TEST(CudaMaxBatchTest, ABudgetCapsTheAllocatorPeakOfTheChosenBatch) {
   const auto workload = build_workload(config);
   const int64_t budget = 48 * kMiB;
   const auto result = search_max_batch(
-      [&](int64_t batch) { return probe_training_step(config, workload, batch, budget, torch::kCUDA); }, 32,
-      4096);
+      [&](int64_t batch) {
+        return probe_training_step(config, workload, batch, budget, torch::kCUDA);
+      },
+      32, 4096);
   ASSERT_GT(result.batch, 0);
   for (const auto& probe : result.probes) {
     if (probe.batch == result.batch) {
@@ -224,7 +228,8 @@ TEST(CudaEnvironmentTest, NamesTheGpuItsDriverAndTheLibraryVersions) {
   ASSERT_TRUE(env.at("cuda_available").get<bool>());
   EXPECT_GT(env.at("cudnn_version").get<int64_t>(), 0);
   const auto& gpu = env.at("gpu");
-  for (const auto* key : {"name", "compute_capability", "runtime_version", "nccl_version", "pci_bus_id"}) {
+  for (const auto* key :
+       {"name", "compute_capability", "runtime_version", "nccl_version", "pci_bus_id"}) {
     EXPECT_TRUE(gpu.contains(key)) << key << " missing from " << gpu.dump();
   }
   // NVML: the driver's release and the clocks, unless the library is not there.

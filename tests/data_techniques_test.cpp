@@ -28,7 +28,8 @@ TEST(HostToTensorTest, WrappingSharesTheBufferAndCopyingDoesNot) {
 }
 
 TEST(HostToTensorTest, BatchesAreTheSameEitherWay) {
-  data::ExampleSet set{torch::randint(0, 256, {16, 1, 4, 4}, torch::kUInt8), torch::arange(16, torch::kInt64)};
+  data::ExampleSet set{torch::randint(0, 256, {16, 1, 4, 4}, torch::kUInt8),
+                       torch::arange(16, torch::kInt64)};
   data::ImageTransform copy_transform, wrap_transform;
   wrap_transform.wrap_host_buffer = true;
   data::BatchDataset copying(set, copy_transform), wrapping(set, wrap_transform);
@@ -37,13 +38,14 @@ TEST(HostToTensorTest, BatchesAreTheSameEitherWay) {
 }
 
 TEST(LoaderWorkersTest, WorkerThreadsServeTheSameBatchesInTheSameOrder) {
-  auto config = train_config_from_json({{"data", {{"train_samples", 640}, {"augment", true}}}}, "t");
+  auto config =
+      train_config_from_json({{"data", {{"train_samples", 640}, {"augment", true}}}}, "t");
   auto workload = build_workload(config);
   auto batches = [&](int64_t workers) {
     torch::manual_seed(5);  // the sampler's permutation
-    auto loader = torch::data::make_data_loader(
-        data::BatchDataset(workload.data.train, workload.transform),
-        torch::data::DataLoaderOptions(64).workers(workers));
+    auto loader =
+        torch::data::make_data_loader(data::BatchDataset(workload.data.train, workload.transform),
+                                      torch::data::DataLoaderOptions(64).workers(workers));
     std::vector<torch::Tensor> out;
     for (auto& batch : *loader) out.push_back(batch.data);
     return out;
@@ -51,7 +53,8 @@ TEST(LoaderWorkersTest, WorkerThreadsServeTheSameBatchesInTheSameOrder) {
   const auto main_thread = batches(0), two_workers = batches(2);
   ASSERT_EQ(main_thread.size(), 10u);
   ASSERT_EQ(two_workers.size(), 10u);
-  for (size_t i = 0; i < main_thread.size(); ++i) EXPECT_TRUE(torch::equal(main_thread[i], two_workers[i])) << i;
+  for (size_t i = 0; i < main_thread.size(); ++i)
+    EXPECT_TRUE(torch::equal(main_thread[i], two_workers[i])) << i;
 }
 
 TEST(InputNormTest, NormalizedTrainingInputsHaveZeroMeanAndUnitStd) {

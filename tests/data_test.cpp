@@ -18,7 +18,8 @@ TEST(FortunesTest, WindowsAreShiftedByOneCharacter) {
   EXPECT_GT(splits.train.size(), 50000);  // ~2.6 MB of text / 32
   EXPECT_GT(splits.test.size(), 5000);
   // targets[i][t] == inputs[i][t+1]
-  EXPECT_TRUE(torch::equal(splits.train.targets.narrow(1, 0, 31), splits.train.inputs.narrow(1, 1, 31)));
+  EXPECT_TRUE(
+      torch::equal(splits.train.targets.narrow(1, 0, 31), splits.train.inputs.narrow(1, 1, 31)));
   EXPECT_GT(splits.num_classes, 60);
   EXPECT_LT(splits.num_classes, 256);
   // English text: the unigram entropy is a little over 4 bits per character.
@@ -44,7 +45,8 @@ TEST(AugmentTest, CropWithinPaddingAndFlipKeepShapeAndPixels) {
   auto augmented = random_crop_and_flip(images, /*padding=*/0, rng);
   // With no padding a crop is the image itself, so only flips can differ.
   for (int64_t i = 0; i < 2; ++i) {
-    EXPECT_TRUE(torch::equal(augmented[i], images[i]) || torch::equal(augmented[i], images[i].flip({2})));
+    EXPECT_TRUE(torch::equal(augmented[i], images[i]) ||
+                torch::equal(augmented[i], images[i].flip({2})));
   }
   std::mt19937_64 rng2(3);
   auto padded = random_crop_and_flip(images, /*padding=*/2, rng2);
@@ -66,7 +68,8 @@ TEST(BatchDatasetTest, ImagesAreScaledNormalizedAndDeterministicPerBatch) {
   EXPECT_TRUE(torch::allclose(normalized.get_batch(std::vector<size_t>{0}).data,
                               torch::full({1, 1, 2, 2}, 2.0)));
 
-  ExampleSet random_set{torch::randint(0, 256, {8, 1, 8, 8}, torch::kUInt8), torch::zeros({8}, torch::kInt64)};
+  ExampleSet random_set{torch::randint(0, 256, {8, 1, 8, 8}, torch::kUInt8),
+                        torch::zeros({8}, torch::kInt64)};
   ImageTransform augment;
   augment.augment = true;
   BatchDataset augmented(random_set, augment);

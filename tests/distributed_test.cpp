@@ -45,8 +45,11 @@ std::string error_of(std::map<std::string, std::string> values) {
 
 TEST(LaunchEnvironmentTest, ReadsTorchrunAndSlurmContracts) {
   EXPECT_FALSE(distributed::read_launch_environment(lookup_in({})).has_value());
-  const auto torchrun = distributed::read_launch_environment(lookup_in(
-      {{"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "10.0.0.2"}, {"MASTER_PORT", "29400"}}));
+  const auto torchrun = distributed::read_launch_environment(lookup_in({{"RANK", "3"},
+                                                                        {"LOCAL_RANK", "1"},
+                                                                        {"WORLD_SIZE", "4"},
+                                                                        {"MASTER_ADDR", "10.0.0.2"},
+                                                                        {"MASTER_PORT", "29400"}}));
   ASSERT_TRUE(torchrun.has_value());
   EXPECT_EQ(torchrun->rank, 3);
   EXPECT_EQ(torchrun->local_rank, 1);
@@ -54,8 +57,11 @@ TEST(LaunchEnvironmentTest, ReadsTorchrunAndSlurmContracts) {
   EXPECT_EQ(torchrun->master_addr, "10.0.0.2");
   EXPECT_EQ(torchrun->master_port, 29400);
   EXPECT_EQ(torchrun->launcher, "torchrun");
-  const auto slurm = distributed::read_launch_environment(lookup_in(
-      {{"SLURM_PROCID", "5"}, {"SLURM_LOCALID", "1"}, {"SLURM_NTASKS", "8"}, {"MASTER_ADDR", "node1"}, {"MASTER_PORT", "1234"}}));
+  const auto slurm = distributed::read_launch_environment(lookup_in({{"SLURM_PROCID", "5"},
+                                                                     {"SLURM_LOCALID", "1"},
+                                                                     {"SLURM_NTASKS", "8"},
+                                                                     {"MASTER_ADDR", "node1"},
+                                                                     {"MASTER_PORT", "1234"}}));
   ASSERT_TRUE(slurm.has_value());
   EXPECT_EQ(slurm->rank, 5);
   EXPECT_EQ(slurm->local_rank, 1);
@@ -65,15 +71,23 @@ TEST(LaunchEnvironmentTest, ReadsTorchrunAndSlurmContracts) {
 
 TEST(LaunchEnvironmentTest, RejectsPartialOrMalformedContracts) {
   EXPECT_NE(error_of({{"RANK", "0"}}).find("'WORLD_SIZE': is not set"), std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})
-                .find("'RANK': got \"2\", expected an integer in [0, 1]"), std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "0"}}).find("'WORLD_SIZE': got \"0\""), std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2x"}}).find("'WORLD_SIZE': got \"2x\""), std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "29500"}}).find("'MASTER_ADDR'"),
+  EXPECT_NE(
+      error_of({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})
+          .find("'RANK': got \"2\", expected an integer in [0, 1]"),
+      std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "0"}}).find("'WORLD_SIZE': got \"0\""),
             std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}})
-                .find("'MASTER_PORT': got \"70000\""), std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}}).find("environment: field"), std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2x"}}).find("'WORLD_SIZE': got \"2x\""),
+            std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "29500"}})
+                .find("'MASTER_ADDR'"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}})
+          .find("'MASTER_PORT': got \"70000\""),
+      std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}}).find("environment: field"),
+            std::string::npos);
 }
 
 TEST(ShardedSamplerTest, RanksSplitOnePermutationAndTogetherMakeTheBigBatch) {
@@ -91,13 +105,14 @@ TEST(ShardedSamplerTest, RanksSplitOnePermutationAndTogetherMakeTheBigBatch) {
       std::multiset<size_t> together(a.begin(), a.end());
       together.insert(b.begin(), b.end());
       EXPECT_EQ(together, std::multiset<size_t>(big.begin(), big.end())) << "step " << step;
-      for (size_t index : together) EXPECT_TRUE(seen.insert(index).second) << "index " << index << " twice";
+      for (size_t index : together)
+        EXPECT_TRUE(seen.insert(index).second) << "index " << index << " twice";
     }
   }
   EXPECT_NE(rank0.shard_of_epoch(0), rank0.shard_of_epoch(1));  // reshuffled every epoch
 }
 
-// A small row-LSTM run: deterministic, one thread, SGD with momentum; no BatchNorm, no augmentation.
+// A small row-LSTM run: deterministic, one thread, SGD with momentum, no BatchNorm or augmentation.
 TrainConfig row_lstm_run(int64_t batch_size, int64_t steps) {
   return train_config_from_json(
       {{"data", {{"train_samples", 512}, {"test_samples", 64}}},
@@ -156,13 +171,14 @@ bool train_two_ranks(const TrainConfig& config,
 TEST(DdpTest, TwoRanksEndWithTheWeightsOfOneProcessOnTheUnionOfTheirShards) {
   testing::TempDir dir;
   const int64_t steps = 8;
-  const bool ok = train_two_ranks(row_lstm_run(16, steps), [&](int rank, const TrainOutcome& outcome) {
-    torch::save(outcome.model->parameters(), dir.file("rank" + std::to_string(rank) + ".pt"));
-    const auto& d = outcome.metrics.distributed;
-    std::ofstream(dir.file("rank" + std::to_string(rank) + ".txt"))
-        << d.world_size << " " << d.buckets << " " << d.overlapped_buckets << " "
-        << outcome.metrics.samples_trained << " " << outcome.metrics.curve.size() << "\n";
-  });
+  const bool ok =
+      train_two_ranks(row_lstm_run(16, steps), [&](int rank, const TrainOutcome& outcome) {
+        torch::save(outcome.model->parameters(), dir.file("rank" + std::to_string(rank) + ".pt"));
+        const auto& d = outcome.metrics.distributed;
+        std::ofstream(dir.file("rank" + std::to_string(rank) + ".txt"))
+            << d.world_size << " " << d.buckets << " " << d.overlapped_buckets << " "
+            << outcome.metrics.samples_trained << " " << outcome.metrics.curve.size() << "\n";
+      });
   ASSERT_TRUE(ok) << "a worker failed";
   const auto single = train(row_lstm_run(32, steps));  // one process, the two batches together
   std::vector<torch::Tensor> rank0, rank1;
@@ -177,7 +193,9 @@ TEST(DdpTest, TwoRanksEndWithTheWeightsOfOneProcessOnTheUnionOfTheirShards) {
         << (rank0[i] - expected[i]).abs().max().item<double>();
   }
   // The run moved the weights (the comparison is not between two untouched initialisations).
-  EXPECT_GT((expected[0] - train(row_lstm_run(32, 1)).model->parameters()[0]).abs().max().item<double>(), 1e-4);
+  EXPECT_GT(
+      (expected[0] - train(row_lstm_run(32, 1)).model->parameters()[0]).abs().max().item<double>(),
+      1e-4);
 
   int64_t world = 0, buckets = 0, overlapped = 0, samples = 0, evaluations0 = 0, evaluations1 = 0;
   std::ifstream(dir.file("rank0.txt")) >> world >> buckets >> overlapped >> samples >> evaluations0;
@@ -216,7 +234,8 @@ std::string write_ddp_config(const testing::TempDir& dir, int64_t max_steps, dou
   testing::write_text(path, R"({"data": {"train_samples": 2048, "test_samples": 64},
     "model": {"arch": "row_rnn", "hidden": 32}, "batch_size": 16, "epochs": 100000, "max_steps": )" +
                                 std::to_string(max_steps) + R"(, "warmup_steps": 1, "threads": 1,
-    "progress_every_s": 0, "techniques": {"ddp_timeout_s": )" + std::to_string(timeout_s) + "}}");
+    "progress_every_s": 0, "techniques": {"ddp_timeout_s": )" +
+                                std::to_string(timeout_s) + "}}");
   return path;
 }
 
@@ -227,11 +246,14 @@ TEST(DdpTest, ASurvivorOfAKilledPeerFailsWithAnErrorWithinTheTimeout) {
   const std::string env = "WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(port);
   const std::string worker = kExecutable + " run-one --quiet --config " + config + " --records " +
                              dir.file("runs.jsonl") + " --run-id killed";
-  const auto result = testing::run_command(
-      "RANK=1 " + env + " " + worker + " > " + dir.file("rank1.log") + " 2>&1 & victim=$!; "
-      "RANK=0 " + env + " " + worker + " & survivor=$!; "
-      "sleep 6; kill -9 $victim; start=$(date +%s); wait $survivor; code=$?; "
-      "echo \"survivor exit $code after $(( $(date +%s) - start )) s\"");
+  const auto result =
+      testing::run_command("RANK=1 " + env + " " + worker + " > " + dir.file("rank1.log") +
+                           " 2>&1 & victim=$!; "
+                           "RANK=0 " +
+                           env + " " + worker +
+                           " & survivor=$!; "
+                           "sleep 6; kill -9 $victim; start=$(date +%s); wait $survivor; code=$?; "
+                           "echo \"survivor exit $code after $(( $(date +%s) - start )) s\"");
   const auto at = result.output.find("survivor exit ");
   ASSERT_NE(at, std::string::npos) << result.output;
   int code = -1, seconds = -1;
@@ -247,8 +269,8 @@ TEST(DdpTest, ASurvivorOfAKilledPeerFailsWithAnErrorWithinTheTimeout) {
 TEST(DdpTest, LauncherRunsWorkersWithRankPrefixesAndRankZeroRecords) {
   testing::TempDir dir;
   const auto config = write_ddp_config(dir, 6, 30);
-  const auto result = testing::run_command(kExecutable + " run --config " + config + " --nproc 2 --out " +
-                                           dir.file("results"));
+  const auto result = testing::run_command(kExecutable + " run --config " + config +
+                                           " --nproc 2 --out " + dir.file("results"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("[rank 0] "), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("DDP: 2 ranks (gloo)"), std::string::npos) << result.output;
@@ -274,9 +296,10 @@ TEST(DdpTest, APortInUseIsAClearErrorOnRankZero) {
   ASSERT_EQ(::listen(holder, 1), 0);
   socklen_t length = sizeof addr;
   ::getsockname(holder, reinterpret_cast<sockaddr*>(&addr), &length);
-  const auto result = testing::run_command(
-      "RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(ntohs(addr.sin_port)) +
-      " " + kExecutable + " run-one --config " + config + " --records " + dir.file("runs.jsonl"));
+  const auto result =
+      testing::run_command("RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+                           std::to_string(ntohs(addr.sin_port)) + " " + kExecutable +
+                           " run-one --config " + config + " --records " + dir.file("runs.jsonl"));
   ::close(holder);
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("MASTER_PORT"), std::string::npos) << result.output;

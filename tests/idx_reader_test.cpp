@@ -64,7 +64,8 @@ TEST(IdxReaderTest, BadMagicNumberIsNamed) {
   write_gzip(dir.file("bad.gz"), bytes);
   const auto message = error_of(dir.file("bad.gz"), 3);
   EXPECT_NE(message.find(dir.file("bad.gz") + ": bad IDX magic number 00 00 0d 03"),
-            std::string::npos) << message;
+            std::string::npos)
+      << message;
 }
 
 TEST(IdxReaderTest, WrongDimensionCountIsABadMagic) {
@@ -82,7 +83,8 @@ TEST(IdxReaderTest, TruncatedPayloadIsReportedWithByteCounts) {
   write_gzip(dir.file("short.gz"), bytes);
   const auto message = error_of(dir.file("short.gz"), 3);
   EXPECT_NE(message.find("truncated: the header promises 7840 bytes of data, the file holds 7056"),
-            std::string::npos) << message;
+            std::string::npos)
+      << message;
 }
 
 TEST(IdxReaderTest, TrailingBytesAreAnError) {
@@ -120,7 +122,8 @@ TEST(IdxReaderTest, LabelCountDifferentFromImageCountIsAnError) {
     load_dataset(config, 0);
     FAIL() << "no error";
   } catch (const ConfigError& error) {
-    EXPECT_NE(std::string(error.what()).find("holds 2 labels but"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("holds 2 labels but"), std::string::npos)
+        << error.what();
   }
 }
 

@@ -130,13 +130,16 @@ TEST(LrFinderTest, SweepIsExponentialAndTheSuggestionComesFromTheCurve) {
               lr_finder_lr(options, 29) / lr_finder_lr(options, 28), 1e-12);
 
   auto config = train_config_from_json(
-      {{"data", {{"train_samples", 1024}, {"test_samples", 10}}}, {"batch_size", 32}, {"seed", 1}}, "t");
+      {{"data", {{"train_samples", 1024}, {"test_samples", 10}}}, {"batch_size", 32}, {"seed", 1}},
+      "t");
   const auto result = find_learning_rate(config, options);
   ASSERT_FALSE(result.lrs.empty());
-  for (size_t i = 0; i < result.lrs.size(); ++i) EXPECT_DOUBLE_EQ(result.lrs[i], lr_finder_lr(options, i));
+  for (size_t i = 0; i < result.lrs.size(); ++i)
+    EXPECT_DOUBLE_EQ(result.lrs[i], lr_finder_lr(options, i));
   EXPECT_EQ(result.losses.size(), result.lrs.size());
   // The suggestion is a tenth of where the smoothed loss bottomed out.
-  const auto lowest = std::min_element(result.smoothed_losses.begin(), result.smoothed_losses.end());
+  const auto lowest =
+      std::min_element(result.smoothed_losses.begin(), result.smoothed_losses.end());
   EXPECT_DOUBLE_EQ(result.lr_at_min_loss, result.lrs[lowest - result.smoothed_losses.begin()]);
   EXPECT_DOUBLE_EQ(result.suggested_lr, result.lr_at_min_loss / 10);
   // Training at small LRs lowers the loss below its start (ln 10 ~ 2.30).

@@ -45,13 +45,15 @@ TEST(CheckpointingTest, GradientsEqualThePlainRunAndPeakBytesDrop) {
   const auto checkpointed = resnet_step(true, /*segments_per_chunk=*/3);
   ASSERT_EQ(plain.grads.size(), checkpointed.grads.size());
   for (size_t i = 0; i < plain.grads.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(plain.grads[i], checkpointed.grads[i], 1e-5, 1e-6)) << "param " << i;
+    EXPECT_TRUE(torch::allclose(plain.grads[i], checkpointed.grads[i], 1e-5, 1e-6))
+        << "param " << i;
   }
   // BatchNorm running statistics were updated once, as in the plain run (not again by the
   // recomputation).
   for (size_t i = 0; i < plain.buffers.size(); ++i) {
     EXPECT_TRUE(torch::allclose(plain.buffers[i].to(torch::kDouble),
-                                checkpointed.buffers[i].to(torch::kDouble), 1e-6, 1e-7)) << "buffer " << i;
+                                checkpointed.buffers[i].to(torch::kDouble), 1e-6, 1e-7))
+        << "buffer " << i;
   }
   EXPECT_LT(checkpointed.peak_bytes, plain.peak_bytes * 7 / 10)
       << "plain " << plain.peak_bytes << " B, checkpointed " << checkpointed.peak_bytes << " B";
@@ -84,7 +86,8 @@ std::vector<torch::Tensor> gru_gradients(int64_t micro_batches, int64_t* peak_by
   const auto base = tracker.current_bytes();
   auto input_slices = inputs.chunk(micro_batches), target_slices = targets.chunk(micro_batches);
   for (int64_t k = 0; k < micro_batches; ++k) {
-    auto loss = torch::nn::functional::cross_entropy(net->forward(input_slices[k]), target_slices[k]);
+    auto loss =
+        torch::nn::functional::cross_entropy(net->forward(input_slices[k]), target_slices[k]);
     (loss / static_cast<double>(micro_batches)).backward();
   }
   *peak_bytes = tracker.peak_bytes() - base;
@@ -142,7 +145,8 @@ TEST(EvalNoGradTest, NoGraphMeansLessEvaluationMemoryAndTheSameAccuracy) {
   const auto no_grad = train(tiny_run({{"eval_no_grad", true}}));
   ASSERT_EQ(recording.status, RunStatus::kOk);
   EXPECT_EQ(recording.metrics.final_test_accuracy, no_grad.metrics.final_test_accuracy);
-  EXPECT_LT(no_grad.metrics.eval_peak_allocated_bytes * 2, recording.metrics.eval_peak_allocated_bytes)
+  EXPECT_LT(no_grad.metrics.eval_peak_allocated_bytes * 2,
+            recording.metrics.eval_peak_allocated_bytes)
       << "with autograd " << recording.metrics.eval_peak_allocated_bytes << " B, no_grad "
       << no_grad.metrics.eval_peak_allocated_bytes << " B";
 }

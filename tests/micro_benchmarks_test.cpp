@@ -25,7 +25,9 @@ TEST(MicroBenchmarksTest, ReadsFamiliesVariantsAndSpeedups) {
   EXPECT_EQ(benchmarks[1].argument, "8");
   EXPECT_EQ(benchmarks[2].error, "needs a CUDA device");
   const auto markdown = micro_benchmark_markdown(benchmarks, "micro.json");
-  EXPECT_NE(markdown.find("| 8 | adamw_fused | 202 us | 3.9e+08 items/s | 6.75x |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| 8 | adamw_fused | 202 us | 3.9e+08 items/s | 6.75x |"),
+            std::string::npos)
+      << markdown;
   EXPECT_NE(markdown.find("skipped: needs a CUDA device"), std::string::npos) << markdown;
 }
 
@@ -47,7 +49,8 @@ TEST(MicroBenchmarksTest, AnotherKindOfFileIsAClearError) {
     read_micro_benchmarks(dir.file("runs.json"));
     FAIL() << "no error";
   } catch (const ConfigError& error) {
-    EXPECT_NE(std::string(error.what()).find("field 'benchmarks': expected Google Benchmark JSON"), std::string::npos)
+    EXPECT_NE(std::string(error.what()).find("field 'benchmarks': expected Google Benchmark JSON"),
+              std::string::npos)
         << error.what();
   }
 }

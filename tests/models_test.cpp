@@ -20,8 +20,10 @@ TEST(ResNetTest, Resnet8OnFashionShapedInputGivesTenLogits) {
 }
 
 TEST(ResNetTest, DepthSetsBlocksPerStage) {
-  EXPECT_EQ(cifar_resnet_options(20, {16, 32, 64}).blocks_per_stage, (std::vector<int64_t>{3, 3, 3}));
-  EXPECT_EQ(cifar_resnet_options(56, {16, 32, 64}).blocks_per_stage, (std::vector<int64_t>{9, 9, 9}));
+  EXPECT_EQ(cifar_resnet_options(20, {16, 32, 64}).blocks_per_stage,
+            (std::vector<int64_t>{3, 3, 3}));
+  EXPECT_EQ(cifar_resnet_options(56, {16, 32, 64}).blocks_per_stage,
+            (std::vector<int64_t>{9, 9, 9}));
   EXPECT_THROW(cifar_resnet_options(10, {16, 32, 64}), std::invalid_argument);
 }
 
@@ -68,7 +70,7 @@ TEST(RecurrentTest, CharModelGivesLogitsPerPosition) {
   RecurrentOptions options;
   options.input_size = 16;  // embedding
   options.hidden = 32;
-  options.outputs = 90;     // vocabulary
+  options.outputs = 90;  // vocabulary
   CharLanguageModel net(options);
   auto ids = torch::randint(0, 90, {3, 12}, torch::kInt64);
   EXPECT_EQ(net->forward(ids).sizes(), (std::vector<int64_t>{3, 12, 90}));
@@ -96,7 +98,8 @@ TEST(ModelFlopsTest, ResNet8OnFashionMnistCountsEveryConvolution) {
 
 TEST(ModelFlopsTest, RecurrentCountsGatesPerStepAndTheHead) {
   models::RecurrentOptions options;  // LSTM, 28 inputs, 128 hidden, 10 outputs
-  EXPECT_DOUBLE_EQ(models::recurrent_forward_flops(options, 28, false), 2.0 * 4 * 128 * 156 * 28 + 2560);
+  EXPECT_DOUBLE_EQ(models::recurrent_forward_flops(options, 28, false),
+                   2.0 * 4 * 128 * 156 * 28 + 2560);
   options.cell = "gru";
   options.layers = 2;
   EXPECT_DOUBLE_EQ(models::recurrent_forward_flops(options, 10, true),

@@ -85,7 +85,8 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
 
 TEST(RecordTest, ARecordFromBeforeTheGpuFieldsStillReads) {
   auto json = record_to_json(full_record());
-  for (const auto* key : {"step_timing", "peak_reserved_bytes", "device_syncs", "matmul_peak", "mfu"}) {
+  for (const auto* key :
+       {"step_timing", "peak_reserved_bytes", "device_syncs", "matmul_peak", "mfu"}) {
     json["metrics"].erase(key);
   }
   const auto back = record_from_json(json);
@@ -144,7 +145,8 @@ TEST(RecordsFileTest, LastRecordOfAnEmptyFileIsAnError) {
     read_last_record(path);
     FAIL() << "no error";
   } catch (const ConfigError& error) {
-    EXPECT_NE(std::string(error.what()).find("the file has no records"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("the file has no records"), std::string::npos)
+        << error.what();
   }
 }
 

@@ -2,8 +2,8 @@
 // killed with SIGKILL at random points and resumed ends with exactly one record per planned run
 // and a file that parses; a recorded run reproduces from its record (and a tampered one does
 // not); the report flags unhealthy measurements.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -30,7 +30,8 @@ using testing::write_text;
 const std::string kSpeedbench = SPEEDBENCH_EXECUTABLE;
 
 // A tiny row-LSTM workload: a run takes about a second, mostly process start.
-const char* kTinyBase = R"("base": {"model": {"arch": "row_rnn", "hidden": 16}, "batch_size": 32, "max_steps": 6,
+const char* kTinyBase =
+    R"("base": {"model": {"arch": "row_rnn", "hidden": 16}, "batch_size": 32, "max_steps": 6,
     "warmup_steps": 1, "progress_every_s": 0, "threads": 1, "data": {"train_samples": 256, "test_samples": 64}})";
 
 std::filesystem::path only_run_folder(const std::filesystem::path& suite_root) {
@@ -44,13 +45,15 @@ std::filesystem::path only_run_folder(const std::filesystem::path& suite_root) {
 
 TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoesOn) {
   TempDir dir;
-  write_text(dir.file("s.json"), std::string(R"({"name": "faults", "design": "grid", "repetitions": 1, )") + kTinyBase +
-                                     R"(, "workloads": [{"name": "lstm"}], "variants": [
+  write_text(dir.file("s.json"),
+             std::string(R"({"name": "faults", "design": "grid", "repetitions": 1, )") + kTinyBase +
+                 R"(, "workloads": [{"name": "lstm"}], "variants": [
       {"name": "baseline"}, {"name": "segfault"}, {"name": "abort"}, {"name": "oom"},
       {"name": "diverges", "config": {"optimizer": {"name": "sgd", "lr": 5000}, "divergence_loss": 10}},
       {"name": "too_big_batch", "config": {"batch_size": 1024}}, {"name": "after"}]})");
-  const auto result = run_command("SPEEDBENCH_INJECT_FAULT=1:segfault,2:abort,3:oom " + kSpeedbench +
-                                  " run --suite " + dir.file("s.json") + " --out " + dir.file("results"));
+  const auto result =
+      run_command("SPEEDBENCH_INJECT_FAULT=1:segfault,2:abort,3:oom " + kSpeedbench +
+                  " run --suite " + dir.file("s.json") + " --out " + dir.file("results"));
   EXPECT_EQ(result.exit_code, 1) << result.output;  // crashed runs make the suite fail...
   const auto folder = only_run_folder(dir.path() / "results" / "faults");
   const auto records = read_records((folder / "runs.jsonl").string());
@@ -59,29 +62,37 @@ TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoes
   for (const auto& r : records) by_variant[r.variant] = &r;
   EXPECT_EQ(by_variant["baseline"]->status, RunStatus::kOk);
   EXPECT_EQ(by_variant["segfault"]->status, RunStatus::kCrashed);
-  EXPECT_NE(by_variant["segfault"]->message.find("signal 11"), std::string::npos) << by_variant["segfault"]->message;
+  EXPECT_NE(by_variant["segfault"]->message.find("signal 11"), std::string::npos)
+      << by_variant["segfault"]->message;
   EXPECT_EQ(by_variant["abort"]->status, RunStatus::kCrashed);
-  EXPECT_NE(by_variant["abort"]->message.find("signal 6"), std::string::npos) << by_variant["abort"]->message;
+  EXPECT_NE(by_variant["abort"]->message.find("signal 6"), std::string::npos)
+      << by_variant["abort"]->message;
   EXPECT_EQ(by_variant["oom"]->status, RunStatus::kOutOfMemory);
-  EXPECT_NE(by_variant["oom"]->message.find("can't allocate"), std::string::npos) << by_variant["oom"]->message;
+  EXPECT_NE(by_variant["oom"]->message.find("can't allocate"), std::string::npos)
+      << by_variant["oom"]->message;
   EXPECT_EQ(by_variant["diverges"]->status, RunStatus::kDiverged);
   // Bad input found only at run time (the batch is larger than the data): the child's error line
   // is in the record, not only on the console.
   EXPECT_EQ(by_variant["too_big_batch"]->status, RunStatus::kCrashed);
-  EXPECT_NE(by_variant["too_big_batch"]->message.find(
-                "exited with code 2: <config>: field 'batch_size': got 1024, more than the 256 training examples"),
-            std::string::npos)
+  EXPECT_NE(
+      by_variant["too_big_batch"]->message.find("exited with code 2: <config>: field 'batch_size': "
+                                                "got 1024, more than the 256 training examples"),
+      std::string::npos)
       << by_variant["too_big_batch"]->message;
-  EXPECT_NE(result.output.find("speedbench: error: <config>: field 'batch_size'"), std::string::npos)
-      << "the child's stderr still reaches the console\n" << result.output;
+  EXPECT_NE(result.output.find("speedbench: error: <config>: field 'batch_size'"),
+            std::string::npos)
+      << "the child's stderr still reaches the console\n"
+      << result.output;
   EXPECT_EQ(by_variant["after"]->status, RunStatus::kOk);
 
-  const auto report = run_command(kSpeedbench + " report " + folder.string() + " --claims /nonexistent");
+  const auto report =
+      run_command(kSpeedbench + " report " + folder.string() + " --claims /nonexistent");
   ASSERT_EQ(report.exit_code, 0) << report.output;
   std::ifstream in(folder / "report.md");
-  const std::string markdown((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char* shown : {"| lstm | segfault | failed |", "| lstm | abort | failed |", "| lstm | oom | failed |",
-                            "| lstm | diverges | failed |"}) {
+  const std::string markdown((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  for (const char* shown : {"| lstm | segfault | failed |", "| lstm | abort | failed |",
+                            "| lstm | oom | failed |", "| lstm | diverges | failed |"}) {
     EXPECT_NE(markdown.find(shown), std::string::npos) << shown << "\n" << markdown;
   }
 }
@@ -110,8 +121,9 @@ bool has_plan_folder(const std::filesystem::path& suite_root) {
 
 TEST(KillResumeTest, TenSigkillsAtRandomPointsThenResumeGiveExactlyOneRecordPerRun) {
   TempDir dir;
-  write_text(dir.file("s.json"), std::string(R"({"name": "killed", "design": "grid", "repetitions": 2, )") + kTinyBase +
-                                     R"(, "workloads": [{"name": "lstm"}], "variants": [{"name": "a"},
+  write_text(dir.file("s.json"),
+             std::string(R"({"name": "killed", "design": "grid", "repetitions": 2, )") + kTinyBase +
+                 R"(, "workloads": [{"name": "lstm"}], "variants": [{"name": "a"},
       {"name": "b", "config": {"batch_size": 16}}, {"name": "c", "config": {"optimizer": {"lr": 0.01}}}]})");
   const auto results = dir.file("results");
   const auto suite_root = std::filesystem::path(results) / "killed";
@@ -119,7 +131,8 @@ TEST(KillResumeTest, TenSigkillsAtRandomPointsThenResumeGiveExactlyOneRecordPerR
   std::uniform_int_distribution<int> delay_ms(150, 2500);
   int kills = 0;
   for (int attempt = 0; attempt < 10; ++attempt) {
-    std::vector<std::string> argv = {kSpeedbench, "run", "--suite", dir.file("s.json"), "--out", results};
+    std::vector<std::string> argv = {kSpeedbench,        "run",   "--suite",
+                                     dir.file("s.json"), "--out", results};
     if (has_plan_folder(suite_root)) argv.push_back("--resume");
     const pid_t pid = spawn_quietly(argv);
     ASSERT_GT(pid, 0);
@@ -134,7 +147,8 @@ TEST(KillResumeTest, TenSigkillsAtRandomPointsThenResumeGiveExactlyOneRecordPerR
   }
   // The children died with the runner: give the kernel a moment, then finish the suite.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  std::vector<std::string> argv = {kSpeedbench, "run", "--suite", dir.file("s.json"), "--out", results};
+  std::vector<std::string> argv = {kSpeedbench,        "run",   "--suite",
+                                   dir.file("s.json"), "--out", results};
   if (has_plan_folder(suite_root)) argv.push_back("--resume");
   std::string command;
   for (const auto& a : argv) command += a + " ";
@@ -146,21 +160,26 @@ TEST(KillResumeTest, TenSigkillsAtRandomPointsThenResumeGiveExactlyOneRecordPerR
   for (const auto& r : records) per_run[r.run_index] += 1;
   ASSERT_EQ(per_run.size(), 6u) << final_run.output;
   for (const auto& [index, count] : per_run) EXPECT_EQ(count, 1) << "run " << index;
-  std::printf("SIGKILLs that hit a running suite: %d of 10; after resume every planned run has "
-              "exactly one record\n", kills);
+  std::printf(
+      "SIGKILLs that hit a running suite: %d of 10; after resume every planned run has "
+      "exactly one record\n",
+      kills);
   EXPECT_GE(kills, 5) << "too few kills landed mid-suite for the test to mean anything";
 }
 
 TEST(ReproduceTest, ADeterministicRunReproducesBitForBitAndATamperedRecordDoesNot) {
   TempDir dir;
-  write_text(dir.file("c.json"), R"({"model": {"arch": "row_rnn", "hidden": 16}, "batch_size": 32, "max_steps": 8,
+  write_text(dir.file("c.json"),
+             R"({"model": {"arch": "row_rnn", "hidden": 16}, "batch_size": 32, "max_steps": 8,
     "warmup_steps": 1, "progress_every_s": 0, "threads": 1, "data": {"train_samples": 256, "test_samples": 64}})");
-  const auto recorded = run_command(kSpeedbench + " run-one --deterministic --quiet --config " + dir.file("c.json") +
-                                    " --records " + dir.file("runs.jsonl"));
+  const auto recorded = run_command(kSpeedbench + " run-one --deterministic --quiet --config " +
+                                    dir.file("c.json") + " --records " + dir.file("runs.jsonl"));
   ASSERT_EQ(recorded.exit_code, 0) << recorded.output;
   const auto same = run_command(kSpeedbench + " reproduce " + dir.file("runs.jsonl"));
   EXPECT_EQ(same.exit_code, 0) << same.output;
-  EXPECT_NE(same.output.find("| loss curve (bitwise) | 8 losses | identical | yes |"), std::string::npos) << same.output;
+  EXPECT_NE(same.output.find("| loss curve (bitwise) | 8 losses | identical | yes |"),
+            std::string::npos)
+      << same.output;
   EXPECT_NE(same.output.find("reproduced"), std::string::npos) << same.output;
 
   // The same record with another seed in its config: the rerun trains differently.
@@ -181,17 +200,22 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurement
     records.push_back(testing::synthetic_record("w", "amp", rep, 150, 1000));
   }
   records[0].metrics.step_ms = {10, 10, 30, 10};  // CV far above 10%
-  records[1].environment["machine_at_start"] = {{"busy_cores", 1.5}, {"cpufreq_governor", "powersave"}};
+  records[1].environment["machine_at_start"] = {{"busy_cores", 1.5},
+                                                {"cpufreq_governor", "powersave"}};
   for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
-  const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims /nonexistent");
+  const auto result =
+      run_command(kSpeedbench + " report " + dir.file("run") + " --claims /nonexistent");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::ifstream in(dir.file("run/report.md"));
-  const std::string markdown((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string markdown((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   EXPECT_NE(markdown.find("## Measurement health"), std::string::npos);
   EXPECT_NE(markdown.find("2 of 6 runs flagged"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| w | baseline | 0 | step-time CV"), std::string::npos) << markdown;
-  EXPECT_NE(markdown.find("other load at start: 1.50 cores busy; CPU frequency scaling (governor powersave)"),
-            std::string::npos) << markdown;
+  EXPECT_NE(markdown.find(
+                "other load at start: 1.50 cores busy; CPU frequency scaling (governor powersave)"),
+            std::string::npos)
+      << markdown;
   EXPECT_NE(markdown.find("Too few repetitions"), std::string::npos) << markdown;
 }
 

@@ -53,7 +53,8 @@ TEST(ReportTest, ComparesVariantWithBaselineWithIntervals) {
   EXPECT_LT(throughput->interval.low, 1.5);
   EXPECT_GT(throughput->interval.high, 1.5);
   EXPECT_LE(throughput->interval.high, 1.6);
-  EXPECT_NEAR(throughput->p_value, 0.0079, 0.003);  // fully separated 5 vs 5 (with ties in one side)
+  EXPECT_NEAR(throughput->p_value, 0.0079,
+              0.003);  // fully separated 5 vs 5 (with ties in one side)
   const auto* memory = c.metric("peak_bytes");
   EXPECT_DOUBLE_EQ(memory->interval.low, 0.5);
   EXPECT_DOUBLE_EQ(memory->interval.high, 0.5);
@@ -154,21 +155,31 @@ TEST(ReportTest, ClaimsFileErrorsNameTheClaimAndField) {
     }
     return std::string();
   };
-  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "speed", "direction": ">=", "threshold": 2, "source": "x"}]})")
-                .find("claims[0].metric': got \"speed\", expected one of: throughput"),
-            std::string::npos);
-  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">", "threshold": 2, "source": "x"}]})")
-                .find("claims[0].direction'"),
-            std::string::npos);
-  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "source": "x"}]})")
-                .find("claims[0].threshold': expected a number"),
-            std::string::npos);
-  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "threshold": 2}]})")
-                .find("claims[0].source'"),
-            std::string::npos);
-  EXPECT_NE(error_of(R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "threshold": 2, "source": "x", "gated": true}]})")
-                .find("claims[0].gated': unknown key"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"claims": [{"id": "a", "technique": "amp", "metric": "speed", "direction": ">=", "threshold": 2, "source": "x"}]})")
+          .find("claims[0].metric': got \"speed\", expected one of: throughput"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">", "threshold": 2, "source": "x"}]})")
+          .find("claims[0].direction'"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "source": "x"}]})")
+          .find("claims[0].threshold': expected a number"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "threshold": 2}]})")
+          .find("claims[0].source'"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"claims": [{"id": "a", "technique": "amp", "metric": "throughput", "direction": ">=", "threshold": 2, "source": "x", "gated": true}]})")
+          .find("claims[0].gated': unknown key"),
+      std::string::npos);
 }
 
 TEST(ReportTest, TheShippedClaimsFileLoads) {

@@ -80,7 +80,8 @@ TEST(BootstrapTest, IntervalOfTheDifferenceOfMedians) {
   EXPECT_LT(shifted.low, 1.0);
   EXPECT_GT(shifted.high, 1.0);
   EXPECT_LE(shifted.high, 3.0);
-  EXPECT_DOUBLE_EQ(bootstrap_difference_of_medians({1, 2, 3}, {2, 3, 4}).low, shifted.low);  // seeded
+  EXPECT_DOUBLE_EQ(bootstrap_difference_of_medians({1, 2, 3}, {2, 3, 4}).low,
+                   shifted.low);  // seeded
 }
 
 }  // namespace

@@ -20,14 +20,15 @@ namespace speedbench {
 namespace {
 
 TrainConfig small_run(const nlohmann::json& techniques, int64_t train_samples = 512) {
-  return train_config_from_json({{"data", {{"train_samples", train_samples}, {"test_samples", 200}}},
-                                 {"batch_size", 32},
-                                 {"warmup_steps", 0},
-                                 {"eval_batch_size", 200},
-                                 {"progress_every_s", 0},
-                                 {"deterministic", true},
-                                 {"techniques", techniques}},
-                                "test");
+  return train_config_from_json(
+      {{"data", {{"train_samples", train_samples}, {"test_samples", 200}}},
+       {"batch_size", 32},
+       {"warmup_steps", 0},
+       {"eval_batch_size", 200},
+       {"progress_every_s", 0},
+       {"deterministic", true},
+       {"techniques", techniques}},
+      "test");
 }
 
 TEST(SyncAvoidanceTest, ReadsEveryNStepsAndLogsTheSameLosses) {
@@ -72,7 +73,9 @@ TEST(MaxBatchTest, RealTrainingStepSearchIsDeterministicAndTight) {
   const auto at_96 = probe_training_step(config, workload, 96, int64_t{1} << 40, torch::kCPU);
   ASSERT_GT(at_96.peak_bytes, 0);
   const auto budget = at_96.peak_bytes;
-  auto measure = [&](int64_t batch) { return probe_training_step(config, workload, batch, budget, torch::kCPU); };
+  auto measure = [&](int64_t batch) {
+    return probe_training_step(config, workload, batch, budget, torch::kCPU);
+  };
   const auto first = search_max_batch(measure, 32, 1024);
   const auto second = search_max_batch(measure, 32, 1024);
   EXPECT_EQ(first.batch, second.batch);
@@ -84,8 +87,10 @@ TEST(MaxBatchTest, RealTrainingStepSearchIsDeterministicAndTight) {
 TEST(MaxBatchTest, TrainingUsesTheFoundBatch) {
   auto config = small_run(nlohmann::json::object(), 1024);
   auto workload = build_workload(config);
-  const auto budget = probe_training_step(config, workload, 64, int64_t{1} << 40, torch::kCPU).peak_bytes;
-  const auto outcome = train(small_run({{"max_batch", {{"enabled", true}, {"budget_bytes", budget}}}}, 1024));
+  const auto budget =
+      probe_training_step(config, workload, 64, int64_t{1} << 40, torch::kCPU).peak_bytes;
+  const auto outcome =
+      train(small_run({{"max_batch", {{"enabled", true}, {"budget_bytes", budget}}}}, 1024));
   ASSERT_EQ(outcome.status, RunStatus::kOk) << outcome.message;
   EXPECT_GE(outcome.metrics.batch_size, 64);
   EXPECT_GT(outcome.metrics.max_batch_probes, 1);
@@ -96,7 +101,8 @@ TEST(GradClippingTest, PostClipNormIsAtMostMaxNorm) {
   (torch::matmul(a, b).pow(2).sum() * 100).backward();
   const double before = clip_global_grad_norm({a, b}, 1.0);
   EXPECT_GT(before, 1.0);
-  const double after = std::sqrt(a.grad().pow(2).sum().item<double>() + b.grad().pow(2).sum().item<double>());
+  const double after =
+      std::sqrt(a.grad().pow(2).sum().item<double>() + b.grad().pow(2).sum().item<double>());
   EXPECT_NEAR(after, 1.0, 1e-5);
 }
 
@@ -105,17 +111,25 @@ TEST(GradClippingTest, ClippingKeepsAHighLrCharModelFromDiverging) {
   // (from ln(vocabulary) ~ 4.7); clipped to norm 0.1 it falls to ~2.4 in 60 steps (seed 3).
   auto config = [](double clip) {
     return train_config_from_json(
-        {{"data", {{"dataset", "fortunes"}, {"sequence_length", 64}, {"train_samples", 4096}, {"test_samples", 50}}},
+        {{"data",
+          {{"dataset", "fortunes"},
+           {"sequence_length", 64},
+           {"train_samples", 4096},
+           {"test_samples", 50}}},
          {"model", {{"arch", "char_lm"}, {"hidden", 128}, {"embedding", 32}}},
          {"optimizer", {{"name", "sgd"}, {"lr", 15.0}, {"momentum", 0.9}}},
-         {"batch_size", 32}, {"max_steps", 60}, {"seed", 3}, {"progress_every_s", 0},
+         {"batch_size", 32},
+         {"max_steps", 60},
+         {"seed", 3},
+         {"progress_every_s", 0},
          {"divergence_loss", 10.0},
          {"techniques", {{"grad_clipping", clip}}}},
         "test");
   };
   const auto unclipped = train(config(0.0));
   EXPECT_EQ(unclipped.status, RunStatus::kDiverged);
-  EXPECT_NE(unclipped.message.find("above divergence_loss"), std::string::npos) << unclipped.message;
+  EXPECT_NE(unclipped.message.find("above divergence_loss"), std::string::npos)
+      << unclipped.message;
   const auto clipped = train(config(0.1));
   ASSERT_EQ(clipped.status, RunStatus::kOk) << clipped.message;
   EXPECT_LT(clipped.metrics.final_train_loss, 3.0);
@@ -141,7 +155,8 @@ TEST(DebugModeTest, AnomalyModeReportsTheNanProducingOp) {
 TEST(DebugModeTest, ProfilerModeTrainsAndTurnsOff) {
   const auto outcome = train(small_run({{"debug_mode", "profiler"}}, 128));
   EXPECT_EQ(outcome.status, RunStatus::kOk);
-  EXPECT_EQ(outcome.metrics.step_losses, train(small_run(nlohmann::json::object(), 128)).metrics.step_losses);
+  EXPECT_EQ(outcome.metrics.step_losses,
+            train(small_run(nlohmann::json::object(), 128)).metrics.step_losses);
 }
 
 TEST(ChannelsLastTest, WeightsAndInputsAreNhwcAndResultsMatch) {
@@ -155,7 +170,8 @@ TEST(ChannelsLastTest, WeightsAndInputsAreNhwcAndResultsMatch) {
   for (const auto& p : net->parameters()) {
     if (p.dim() == 4) {
       // The strides, not just contiguity: a one-channel stem weight is "contiguous" either way.
-      EXPECT_EQ(p.suggest_memory_format(), at::MemoryFormat::ChannelsLast) << p.sizes() << " " << p.strides();
+      EXPECT_EQ(p.suggest_memory_format(), at::MemoryFormat::ChannelsLast)
+          << p.sizes() << " " << p.strides();
       converted += 1;
     }
   }
@@ -164,7 +180,8 @@ TEST(ChannelsLastTest, WeightsAndInputsAreNhwcAndResultsMatch) {
   EXPECT_TRUE(nhwc.is_contiguous(at::MemoryFormat::ChannelsLast));
   // Every activation is NHWC from the stem on (no format mixing).
   auto activation = net->forward_segment(0, nhwc);
-  EXPECT_EQ(activation.suggest_memory_format(), at::MemoryFormat::ChannelsLast) << activation.strides();
+  EXPECT_EQ(activation.suggest_memory_format(), at::MemoryFormat::ChannelsLast)
+      << activation.strides();
   EXPECT_TRUE(torch::allclose(net->forward(nhwc), reference, 1e-4, 1e-5));
 }
 
@@ -185,7 +202,8 @@ TEST(NotApplicableTest, CudaOnlyTechniquesOnTheCpuAreRecordedWithTheReason) {
     auto config = small_run({{id, true}}, 128);
     const auto record = execute_run(config, RunIdentity{});
     EXPECT_EQ(record.status, RunStatus::kNotApplicable) << id;
-    EXPECT_NE(record.message.find(std::string(id) + " applies only on cuda"), std::string::npos) << record.message;
+    EXPECT_NE(record.message.find(std::string(id) + " applies only on cuda"), std::string::npos)
+        << record.message;
   }
 }
 
@@ -205,23 +223,33 @@ TEST(ConfigCombinationTest, ImpossibleTechniqueCombinationsAreRejected) {
     }
     return "no error";
   };
-  EXPECT_NE(error_of({{"techniques", {{"amp", "fp16"}}}}).find("needs device \"cuda\""), std::string::npos);
+  EXPECT_NE(error_of({{"techniques", {{"amp", "fp16"}}}}).find("needs device \"cuda\""),
+            std::string::npos);
   EXPECT_NE(error_of({{"model", {{"arch", "row_rnn"}}}, {"techniques", {{"checkpointing", true}}}})
-                .find("techniques.checkpointing"), std::string::npos);
+                .find("techniques.checkpointing"),
+            std::string::npos);
   EXPECT_NE(error_of({{"batch_size", 100}, {"techniques", {{"grad_accumulation", 3}}}})
-                .find("not divisible into 3"), std::string::npos);
-  EXPECT_NE(error_of({{"device", "cuda"}, {"techniques", {{"ddp_world_size", 2}, {"cuda_graphs", true}}}})
-                .find("cannot be combined with ddp"), std::string::npos);
+                .find("not divisible into 3"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of({{"device", "cuda"}, {"techniques", {{"ddp_world_size", 2}, {"cuda_graphs", true}}}})
+          .find("cannot be combined with ddp"),
+      std::string::npos);
   EXPECT_NE(error_of({{"techniques", {{"max_batch", {{"enabled", true}}}}}}).find("budget_bytes"),
             std::string::npos);
-  EXPECT_NE(error_of({{"techniques", {{"lr_schedule", {{"kind", "one_cycle"}}}}}}).find("needs max_lr"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of({{"techniques", {{"lr_schedule", {{"kind", "one_cycle"}}}}}}).find("needs max_lr"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of({{"device", "cuda"},
+                {"techniques", {{"cuda_graphs", true}, {"lr_schedule", {{"kind", "cosine"}}}}}})
+          .find("cannot be combined with lr_schedule"),
+      std::string::npos);
   EXPECT_NE(error_of({{"device", "cuda"},
-                      {"techniques", {{"cuda_graphs", true}, {"lr_schedule", {{"kind", "cosine"}}}}}})
-                .find("cannot be combined with lr_schedule"), std::string::npos);
-  EXPECT_NE(error_of({{"device", "cuda"}, {"optimizer", {{"name", "adamw"}}},
+                      {"optimizer", {{"name", "adamw"}}},
                       {"techniques", {{"cuda_graphs", true}}}})
-                .find("optimizer_impl \"fused\""), std::string::npos);
+                .find("optimizer_impl \"fused\""),
+            std::string::npos);
   // SGD (device-side state) with a constant LR is fine.
   EXPECT_EQ(error_of({{"device", "cuda"}, {"techniques", {{"cuda_graphs", true}}}}), "no error");
 }

@@ -11,14 +11,13 @@ namespace speedbench {
 namespace {
 
 nlohmann::json suite_json(const std::string& design, nlohmann::json extra) {
-  nlohmann::json json = {
-      {"name", "t"},
-      {"design", design},
-      {"repetitions", 2},
-      {"base", {{"max_steps", 2}}},
-      {"workloads",
-       {{{"name", "cnn"}, {"config", {{"model", {{"arch", "resnet"}}}}}},
-        {{"name", "rnn"}, {"config", {{"model", {{"arch", "row_rnn"}}}}}}}}};
+  nlohmann::json json = {{"name", "t"},
+                         {"design", design},
+                         {"repetitions", 2},
+                         {"base", {{"max_steps", 2}}},
+                         {"workloads",
+                          {{{"name", "cnn"}, {"config", {{"model", {{"arch", "resnet"}}}}}},
+                           {{"name", "rnn"}, {"config", {{"model", {{"arch", "row_rnn"}}}}}}}}};
   json.merge_patch(extra);
   return json;
 }
@@ -26,7 +25,9 @@ nlohmann::json suite_json(const std::string& design, nlohmann::json extra) {
 const nlohmann::json kTechniques = {
     {"techniques",
      {{{"id", "amp"}, {"config", {{"techniques", {{"amp", "bf16"}}}}}},
-      {{"id", "bn_no_bias"}, {"workloads", {"cnn"}}, {"config", {{"techniques", {{"bn_no_bias", true}}}}}},
+      {{"id", "bn_no_bias"},
+       {"workloads", {"cnn"}},
+       {"config", {{"techniques", {{"bn_no_bias", true}}}}}},
       {{"id", "debug_off"}, {"off_config", {{"techniques", {{"debug_mode", "anomaly"}}}}}}}}};
 
 std::vector<std::string> variant_names(const Suite& suite, const std::string& workload) {
@@ -132,13 +133,15 @@ TEST(SuiteTest, GridComparesEveryVariantWithTheFirst) {
 
 TEST(SuiteTest, ScalingSweepsAFieldFromItsFirstValue) {
   const auto suite = suite_from_json(
-      suite_json("scaling", {{"sweep", {{"field", "batch_size"}, {"values", {32, 64, 128}}}}}), "s.json");
+      suite_json("scaling", {{"sweep", {{"field", "batch_size"}, {"values", {32, 64, 128}}}}}),
+      "s.json");
   EXPECT_EQ(variant_names(suite, "cnn"),
             (std::vector<std::string>{"batch_size=32", "batch_size=64", "batch_size=128"}));
   EXPECT_EQ(suite.variants[2].config.batch_size, 128);
   EXPECT_EQ(suite.comparisons[0].baseline, "batch_size=32");
   const auto nested = suite_from_json(
-      suite_json("scaling", {{"sweep", {{"field", "techniques.grad_accumulation"}, {"values", {1, 2}}}}}),
+      suite_json("scaling",
+                 {{"sweep", {{"field", "techniques.grad_accumulation"}, {"values", {1, 2}}}}}),
       "s.json");
   EXPECT_EQ(nested.variants[1].name, "grad_accumulation=2");
   EXPECT_EQ(nested.variants[1].config.techniques.grad_accumulation, 2);
@@ -151,9 +154,12 @@ TEST(SuiteTest, OnlyAndExcludeSelectTechniquesAndRejectUnknownNames) {
   const auto excluded = suite_from_json(suite_json("one_at_a_time", kTechniques), "s.json",
                                         SuiteSelection{{}, {"amp", "debug_off"}});
   EXPECT_EQ(variant_names(excluded, "cnn"), (std::vector<std::string>{"baseline", "bn_no_bias"}));
-  const auto error = config_error(suite_json("one_at_a_time", kTechniques), SuiteSelection{{"ampp"}, {}});
-  EXPECT_NE(error.find("field '--only': \"ampp\" is not in this suite; it has: amp, bn_no_bias, debug_off"),
-            std::string::npos)
+  const auto error =
+      config_error(suite_json("one_at_a_time", kTechniques), SuiteSelection{{"ampp"}, {}});
+  EXPECT_NE(
+      error.find(
+          "field '--only': \"ampp\" is not in this suite; it has: amp, bn_no_bias, debug_off"),
+      std::string::npos)
       << error;
 }
 
@@ -169,9 +175,12 @@ TEST(SuiteTest, AVariantThatDoesNotSwitchItsTechniqueIsRefused) {
 }
 
 TEST(SuiteTest, BadSuitesNameTheField) {
-  EXPECT_NE(config_error(suite_json("one_at_a_time", {{"techniques", {{{"id", "warp_drive"}, {"config", nlohmann::json::object()}}}}}))
-                .find("techniques[0].id': \"warp_drive\" is not a technique id"),
-            std::string::npos);
+  EXPECT_NE(
+      config_error(suite_json("one_at_a_time",
+                              {{"techniques",
+                                {{{"id", "warp_drive"}, {"config", nlohmann::json::object()}}}}}))
+          .find("techniques[0].id': \"warp_drive\" is not a technique id"),
+      std::string::npos);
   EXPECT_NE(config_error(suite_json("one_at_a_time", {{"techniques", {{{"id", "amp"}}}}}))
                 .find("give exactly one of \"config\""),
             std::string::npos);
@@ -184,16 +193,25 @@ TEST(SuiteTest, BadSuitesNameTheField) {
   mixed["variants"] = {{{"name", "a"}}, {{"name", "b"}}};
   EXPECT_NE(config_error(mixed).find("field 'techniques': unknown key"), std::string::npos)
       << config_error(mixed);
-  EXPECT_NE(config_error(suite_json("one_at_a_time", {{"base", {{"device", "cuda"}}}, {"techniques", kTechniques["techniques"]}}))
+  EXPECT_NE(config_error(suite_json("one_at_a_time", {{"base", {{"device", "cuda"}}},
+                                                      {"techniques", kTechniques["techniques"]}}))
                 .find("differs from the suite's device \"cpu\""),
             std::string::npos)
       << "device is the suite's";
-  EXPECT_NE(config_error(suite_json("grid", {{"variants", {{{"name", "only"}}}}})).find("at least two"),
-            std::string::npos);
+  EXPECT_NE(
+      config_error(suite_json("grid", {{"variants", {{{"name", "only"}}}}})).find("at least two"),
+      std::string::npos);
   const auto bad_value = config_error(suite_json(
-      "grid", {{"variants", {{{"name", "a"}}, {{"name", "b"}, {"config", {{"optimizer", {{"lr", "fast"}}}}}}}}}));
-  EXPECT_NE(bad_value.find("variants[1] (b) on workload cnn: optimizer.lr"), std::string::npos) << bad_value;
-  EXPECT_NE(config_error(suite_json("one_at_a_time", {{"techniques", {{{"id", "amp"}, {"workloads", {"gpt"}}, {"config", {{"techniques", {{"amp", "bf16"}}}}}}}}}))
+      "grid",
+      {{"variants",
+        {{{"name", "a"}}, {{"name", "b"}, {"config", {{"optimizer", {{"lr", "fast"}}}}}}}}}));
+  EXPECT_NE(bad_value.find("variants[1] (b) on workload cnn: optimizer.lr"), std::string::npos)
+      << bad_value;
+  EXPECT_NE(config_error(suite_json("one_at_a_time",
+                                    {{"techniques",
+                                      {{{"id", "amp"},
+                                        {"workloads", {"gpt"}},
+                                        {"config", {{"techniques", {{"amp", "bf16"}}}}}}}}}))
                 .find("\"gpt\" is not one of the suite's workloads"),
             std::string::npos);
 }
@@ -211,7 +229,8 @@ TEST(SuiteTest, EveryShippedPresetLoads) {
   int loaded = 0;
   for (const auto& entry : std::filesystem::directory_iterator(SPEEDBENCH_SOURCE_DIR "/suites")) {
     const auto name = entry.path().filename().string();
-    if (entry.path().extension() != ".json" || name == "claims.json" || name.rfind("tta-", 0) == 0) continue;
+    if (entry.path().extension() != ".json" || name == "claims.json" || name.rfind("tta-", 0) == 0)
+      continue;
     SCOPED_TRACE(name);
     const auto suite = load_suite(entry.path().string());
     EXPECT_FALSE(suite.plan.empty());

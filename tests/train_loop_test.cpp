@@ -29,7 +29,7 @@ TEST(TrainLoopTest, SameSeedInDeterministicModeGivesABitwiseIdenticalLossCurve) 
   const auto first = train(config);
   const auto second = train(config);
   ASSERT_EQ(first.status, RunStatus::kOk);
-  ASSERT_EQ(first.metrics.step_losses.size(), 16u);  // 512/64 steps x 2 epochs
+  ASSERT_EQ(first.metrics.step_losses.size(), 16u);                  // 512/64 steps x 2 epochs
   EXPECT_EQ(first.metrics.step_losses, second.metrics.step_losses);  // exact, not approximate
   config.seed = 12;
   EXPECT_NE(train(config).metrics.step_losses, first.metrics.step_losses);
@@ -61,7 +61,8 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   EXPECT_EQ(m.peak_reserved_bytes, 0);
   EXPECT_EQ(m.matmul_peak_size, 512);
   EXPECT_GT(m.matmul_peak_flops.at("fp32"), 0);
-  EXPECT_DOUBLE_EQ(m.mfu, m.train_flops_per_sample * m.samples_per_s / m.matmul_peak_flops.at("fp32"));
+  EXPECT_DOUBLE_EQ(m.mfu,
+                   m.train_flops_per_sample * m.samples_per_s / m.matmul_peak_flops.at("fp32"));
   EXPECT_GT(m.mfu, 0);
   EXPECT_LT(m.mfu, 1);
 }
@@ -88,7 +89,8 @@ TEST(MatmulPeakTest, TheCpuPeakHasFp32AndBf16AndPicksTheRunsPrecision) {
   EXPECT_GT(peak.flops_per_s.at("bf16"), 1e8);
   EXPECT_EQ(measure::peak_for_amp(peak, "off"), peak.flops_per_s.at("fp32"));
   EXPECT_EQ(measure::peak_for_amp(peak, "bf16"), peak.flops_per_s.at("bf16"));
-  EXPECT_EQ(measure::peak_for_amp(peak, "fp16"), 0.0);  // not measured: no MFU rather than a wrong one
+  EXPECT_EQ(measure::peak_for_amp(peak, "fp16"),
+            0.0);  // not measured: no MFU rather than a wrong one
 }
 
 TEST(TrainLoopTest, ExplodingLossEndsTheRunAsDiverged) {

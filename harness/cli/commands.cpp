@@ -1,8 +1,8 @@
 #include "harness/cli/commands.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -36,27 +36,27 @@ void print_brief_summary(const Record& r) {
 
 void print_summary(const Record& r, const std::string& records_path) {
   const auto& m = r.metrics;
-  std::printf("%s / %s: %s%s%s\n", r.workload.c_str(), r.variant.c_str(), to_string(r.status).c_str(),
-              r.message.empty() ? "" : " - ", r.message.c_str());
+  std::printf("%s / %s: %s%s%s\n", r.workload.c_str(), r.variant.c_str(),
+              to_string(r.status).c_str(), r.message.empty() ? "" : " - ", r.message.c_str());
   if (r.status == RunStatus::kOk || r.status == RunStatus::kDiverged) {
     std::printf("  steps %lld (%lld timed, %s)  %.1f samples/s  median step %.1f ms  MFU %.2f%%\n",
                 static_cast<long long>(m.steps), static_cast<long long>(m.measured_steps),
                 m.step_timing.c_str(), m.samples_per_s, measure::summarize(m.step_ms).median,
                 100 * m.mfu);
-    std::printf("  wall %.1f s (eval %.1f s)  test accuracy %.4f  test loss %.4f\n",
-                m.train_wall_s, m.eval_wall_s, m.final_test_accuracy, m.final_test_loss);
+    std::printf("  wall %.1f s (eval %.1f s)  test accuracy %.4f  test loss %.4f\n", m.train_wall_s,
+                m.eval_wall_s, m.final_test_accuracy, m.final_test_loss);
     if (r.unigram_entropy_bits > 0) {
       std::printf("  test bits/char %.3f vs unigram entropy %.3f\n",
                   m.final_test_loss / std::log(2.0), r.unigram_entropy_bits);
     }
-    std::printf("  peak tensor MiB: training %.1f, evaluation %.1f  peak RSS %.1f MiB  parameters %lld\n",
-                m.peak_allocated_bytes / 1048576.0, m.eval_peak_allocated_bytes / 1048576.0,
-                m.peak_rss_bytes / 1048576.0,
-                static_cast<long long>(m.parameter_count));
+    std::printf(
+        "  peak tensor MiB: training %.1f, evaluation %.1f  peak RSS %.1f MiB  parameters %lld\n",
+        m.peak_allocated_bytes / 1048576.0, m.eval_peak_allocated_bytes / 1048576.0,
+        m.peak_rss_bytes / 1048576.0, static_cast<long long>(m.parameter_count));
     if (m.target_accuracy > 0) {
       if (m.time_to_target_s) {
-        std::printf("  reached %.3f at %.1f s (step %lld)\n", m.target_accuracy, *m.time_to_target_s,
-                    static_cast<long long>(*m.steps_to_target));
+        std::printf("  reached %.3f at %.1f s (step %lld)\n", m.target_accuracy,
+                    *m.time_to_target_s, static_cast<long long>(*m.steps_to_target));
       } else {
         std::printf("  target %.3f not reached\n", m.target_accuracy);
       }
@@ -64,11 +64,12 @@ void print_summary(const Record& r, const std::string& records_path) {
   }
   const auto& d = m.distributed;
   if (d.world_size > 1) {
-    std::printf("  DDP: %lld ranks (%s), %lld gradient buckets, %lld launched during backward; "
-                "all-reduce wait %.2f ms/step\n",
-                static_cast<long long>(d.world_size), d.backend.c_str(),
-                static_cast<long long>(d.buckets), static_cast<long long>(d.overlapped_buckets),
-                m.measured_steps > 0 ? d.comm_wait_ms_total / m.measured_steps : 0.0);
+    std::printf(
+        "  DDP: %lld ranks (%s), %lld gradient buckets, %lld launched during backward; "
+        "all-reduce wait %.2f ms/step\n",
+        static_cast<long long>(d.world_size), d.backend.c_str(), static_cast<long long>(d.buckets),
+        static_cast<long long>(d.overlapped_buckets),
+        m.measured_steps > 0 ? d.comm_wait_ms_total / m.measured_steps : 0.0);
     std::string per_rank;
     for (double ms : d.rank_step_ms_median) per_rank += " " + std::to_string(ms).substr(0, 6);
     if (!per_rank.empty()) std::printf("  median step ms per rank:%s\n", per_rank.c_str());
@@ -97,7 +98,8 @@ int command_run_one(const RunOneArgs& args) {
   if (!args.data_root.empty()) config.data.root = args.data_root;
   if (args.deterministic) config.deterministic = true;
   if (args.nproc < 0 || args.nproc > 4096) {
-    throw ConfigError("command line", "--nproc", "got " + std::to_string(args.nproc) + ", expected 1..4096");
+    throw ConfigError("command line", "--nproc",
+                      "got " + std::to_string(args.nproc) + ", expected 1..4096");
   }
   // A worker of a distributed run (started by --nproc, torchrun, srun) or the launcher of one.
   const auto launch = distributed::read_launch_environment(distributed::process_environment());
@@ -112,23 +114,26 @@ int command_run_one(const RunOneArgs& args) {
   const bool writes_record = !launch || launch->rank == 0;
   arm_fault_injection(args.identity.run_index);
   RunIdentity identity = args.identity;
-  if (identity.run_id.empty() && launch && std::getenv(kRunIdVariable)) identity.run_id = std::getenv(kRunIdVariable);
+  if (identity.run_id.empty() && launch && std::getenv(kRunIdVariable))
+    identity.run_id = std::getenv(kRunIdVariable);
   if (identity.run_id.empty()) identity.run_id = make_run_id();
-  for (const auto& [flag, name] : {std::pair<const char*, const std::string&>{"--suite", identity.suite},
-                                   {"--run-id", identity.run_id}}) {
+  for (const auto& [flag, name] :
+       {std::pair<const char*, const std::string&>{"--suite", identity.suite},
+        {"--run-id", identity.run_id}}) {
     if (!is_valid_name(name)) {
-      throw ConfigError("command line", flag, "got \"" + name + "\", expected " + valid_name_rule());
+      throw ConfigError("command line", flag,
+                        "got \"" + name + "\", expected " + valid_name_rule());
     }
   }
-  const auto records_path =
-      !args.records_path.empty()
-          ? args.records_path
-          : (std::filesystem::path(args.results_root) / identity.suite / identity.run_id / "runs.jsonl")
-                .string();
+  const auto records_path = !args.records_path.empty()
+                                ? args.records_path
+                                : (std::filesystem::path(args.results_root) / identity.suite /
+                                   identity.run_id / "runs.jsonl")
+                                      .string();
 
   if (writes_record) {
     check_output_folder(std::filesystem::path(records_path).parent_path().string(),
-                         args.records_path.empty() ? "--out" : "--records");
+                        args.records_path.empty() ? "--out" : "--records");
   }
   // Exact CPU byte accounting for the whole process, installed before any tensor exists.
   measure::CpuMemoryTracker::install();

@@ -17,7 +17,8 @@ struct RunOneArgs {
   bool quiet = false;
   bool brief = false;  // a one-line summary (under the suite runner's progress line)
   int nproc = 0;       // > 0: DDP with this many local worker processes (overrides the config)
-  bool deterministic = false;  // force deterministic algorithms (the config's threads and seed hold)
+  // Force deterministic algorithms (the config's threads and seed hold).
+  bool deterministic = false;
 };
 
 struct RunSuiteArgs {
@@ -30,10 +31,11 @@ struct RunSuiteArgs {
 };
 
 struct ReportArgs {
-  std::string results_dir;          // a run folder or its runs.jsonl
+  std::string results_dir;  // a run folder or its runs.jsonl
   std::string claims_path = "suites/claims.json";
-  bool claims_required = false;     // verify needs the claims; report goes on without them
-  std::string micro_path;           // report: a Google Benchmark JSON to fold in ("" = DIR/micro.json if any)
+  bool claims_required = false;  // verify needs the claims; report goes on without them
+  // report: a Google Benchmark JSON to fold in ("" = DIR/micro.json if there is one)
+  std::string micro_path;
 };
 
 struct ReproduceArgs {

@@ -26,19 +26,22 @@ int main(int argc, char** argv) {
   RunOneArgs run_one;
   auto* run_one_cmd = app.add_subcommand("run-one", "Train one config and append its record");
   run_one_cmd->add_option("--config", run_one.config_path, "TrainConfig JSON file")->required();
-  run_one_cmd->add_option("--out", run_one.results_root, "Results root folder")->capture_default_str();
+  run_one_cmd->add_option("--out", run_one.results_root, "Results root folder")
+      ->capture_default_str();
   run_one_cmd->add_option("--records", run_one.records_path,
                           "Append to this runs.jsonl instead of <out>/<suite>/<run-id>/runs.jsonl");
   run_one_cmd->add_option("--run-id", run_one.identity.run_id, "Run id (default: a new one)");
   run_one_cmd->add_option("--suite", run_one.identity.suite, "Suite name")->capture_default_str();
-  run_one_cmd->add_option("--variant", run_one.identity.variant, "Variant name")->capture_default_str();
+  run_one_cmd->add_option("--variant", run_one.identity.variant, "Variant name")
+      ->capture_default_str();
   run_one_cmd->add_option("--run-index", run_one.identity.run_index, "Position in the suite plan");
   run_one_cmd->add_option("--repetition", run_one.identity.repetition, "Repetition number");
   run_one_cmd->add_option("--data-root", run_one.data_root, "Read the dataset from this folder");
   run_one_cmd->add_flag("--quiet", run_one.quiet, "No progress lines");
   run_one_cmd->add_flag("--brief", run_one.brief, "A one-line summary");
   run_one_cmd->add_flag("--deterministic", run_one.deterministic,
-                        "Deterministic algorithms (with the config's seed and threads: bitwise-identical losses on CPU)");
+                        "Deterministic algorithms (with the config's seed and threads: "
+                        "bitwise-identical losses on CPU)");
   run_one_cmd->add_option("--nproc", run_one.nproc,
                           "DDP: start this many local worker processes (overrides ddp_world_size)");
 
@@ -46,51 +49,69 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run a suite (each run in a child process)");
   auto* suite_option = run_cmd->add_option("--suite", run_suite_args.suite_path, "Suite JSON file");
   // `run --config FILE [--nproc N]`: one config, as run-one (the torchrun-like entry point).
-  auto* config_option = run_cmd->add_option("--config", run_one.config_path, "Run one TrainConfig instead of a suite");
-  run_cmd->add_option("--nproc", run_one.nproc, "With --config: DDP with this many local worker processes");
-  run_cmd->add_flag("--deterministic", run_one.deterministic, "With --config: deterministic algorithms");
+  auto* config_option = run_cmd->add_option("--config", run_one.config_path,
+                                            "Run one TrainConfig instead of a suite");
+  run_cmd->add_option("--nproc", run_one.nproc,
+                      "With --config: DDP with this many local worker processes");
+  run_cmd->add_flag("--deterministic", run_one.deterministic,
+                    "With --config: deterministic algorithms");
   suite_option->excludes(config_option);
   run_cmd->callback([&] {
     if (suite_option->count() == 0 && config_option->count() == 0) {
       throw CLI::RequiredError("--suite or --config");
     }
   });
-  run_cmd->add_option("--out", run_suite_args.results_root, "Results root folder")->capture_default_str();
+  run_cmd->add_option("--out", run_suite_args.results_root, "Results root folder")
+      ->capture_default_str();
   run_cmd->add_option("--data-root", run_suite_args.data_root, "Read datasets from this folder");
   run_cmd->add_flag("--resume", run_suite_args.resume,
                     "Continue the newest run of this suite with the same plan: skip recorded runs");
-  run_cmd->add_option("--only", run_suite_args.only, "Techniques (or variants) to run, comma-separated")
+  run_cmd
+      ->add_option("--only", run_suite_args.only,
+                   "Techniques (or variants) to run, comma-separated")
       ->delimiter(',');
   run_cmd->add_option("--exclude", run_suite_args.exclude, "Techniques (or variants) to leave out")
       ->delimiter(',');
 
   ReportArgs report_args;
   auto* report_cmd = app.add_subcommand("report", "Report a run folder: report.md, summary.json");
-  report_cmd->add_option("dir", report_args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
-  report_cmd->add_option("--claims", report_args.claims_path, "Claims registry")->capture_default_str();
+  report_cmd->add_option("dir", report_args.results_dir, "Run folder (results/<suite>/<run-id>)")
+      ->required();
+  report_cmd->add_option("--claims", report_args.claims_path, "Claims registry")
+      ->capture_default_str();
   report_cmd->add_option("--micro", report_args.micro_path,
                          "Fold in a micro-benchmark JSON (default: DIR/micro.json when present)");
 
   ReportArgs verify_args;
   verify_args.claims_required = true;
-  auto* verify_cmd = app.add_subcommand("verify", "Verdicts on claims; exit 1 if a gating claim is not confirmed");
-  verify_cmd->add_option("dir", verify_args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
-  verify_cmd->add_option("--claims", verify_args.claims_path, "Claims registry")->capture_default_str();
+  auto* verify_cmd =
+      app.add_subcommand("verify", "Verdicts on claims; exit 1 if a gating claim is not confirmed");
+  verify_cmd->add_option("dir", verify_args.results_dir, "Run folder (results/<suite>/<run-id>)")
+      ->required();
+  verify_cmd->add_option("--claims", verify_args.claims_path, "Claims registry")
+      ->capture_default_str();
 
   auto* list_cmd = app.add_subcommand("list", "List workloads and techniques");
 
   ReproduceArgs reproduce_args;
-  auto* reproduce_cmd = app.add_subcommand("reproduce", "Rerun a recorded run from its record; do the metrics agree?");
+  auto* reproduce_cmd = app.add_subcommand(
+      "reproduce", "Rerun a recorded run from its record; do the metrics agree?");
   reproduce_cmd->add_option("records", reproduce_args.records_path, "A runs.jsonl")->required();
-  reproduce_cmd->add_option("--line", reproduce_args.line, "Which record, 1-based (default: the last)");
-  reproduce_cmd->add_option("--out", reproduce_args.out_path, "Append the rerun's record to this runs.jsonl");
-  reproduce_cmd->add_option("--data-root", reproduce_args.data_root, "Read the dataset from this folder");
+  reproduce_cmd->add_option("--line", reproduce_args.line,
+                            "Which record, 1-based (default: the last)");
+  reproduce_cmd->add_option("--out", reproduce_args.out_path,
+                            "Append the rerun's record to this runs.jsonl");
+  reproduce_cmd->add_option("--data-root", reproduce_args.data_root,
+                            "Read the dataset from this folder");
 
   LrFindArgs lr_find;
-  auto* lr_find_cmd = app.add_subcommand("lr-find", "LR range test: suggest a peak LR for a config");
+  auto* lr_find_cmd =
+      app.add_subcommand("lr-find", "LR range test: suggest a peak LR for a config");
   lr_find_cmd->add_option("--config", lr_find.config_path, "TrainConfig JSON file")->required();
-  lr_find_cmd->add_option("--start-lr", lr_find.start_lr, "First LR of the sweep")->capture_default_str();
-  lr_find_cmd->add_option("--end-lr", lr_find.end_lr, "Last LR of the sweep")->capture_default_str();
+  lr_find_cmd->add_option("--start-lr", lr_find.start_lr, "First LR of the sweep")
+      ->capture_default_str();
+  lr_find_cmd->add_option("--end-lr", lr_find.end_lr, "Last LR of the sweep")
+      ->capture_default_str();
   lr_find_cmd->add_option("--steps", lr_find.steps, "Sweep steps")->capture_default_str();
   lr_find_cmd->add_option("--out", lr_find.out_path, "Write the curve (JSON) here");
   lr_find_cmd->add_option("--data-root", lr_find.data_root, "Read the dataset from this folder");

@@ -29,7 +29,8 @@ int command_report(const ReportArgs& args) {
   const auto folder = std::filesystem::path(results.folder);
   // Micro-benchmarks: --micro FILE, or the run folder's micro.json when there is one.
   auto micro_path = args.micro_path;
-  if (micro_path.empty() && std::filesystem::exists(folder / "micro.json")) micro_path = (folder / "micro.json").string();
+  if (micro_path.empty() && std::filesystem::exists(folder / "micro.json"))
+    micro_path = (folder / "micro.json").string();
   std::vector<report::MicroBenchmark> micro;
   if (!micro_path.empty()) micro = report::read_micro_benchmarks(micro_path);
   const auto comparisons = report::compare(results);

@@ -74,7 +74,8 @@ LrScheduleConfig read_lr_schedule(JsonObjectReader in) {
   l.gamma = in.get_double("gamma", l.gamma, 1e-9, 1.0);
   l.min_lr = in.get_double("min_lr", l.min_lr, 0.0, 1e4);
   l.step_size_up = in.get_int("step_size_up", l.step_size_up, 0, kMaxInt);
-  l.cyclic_mode = in.get_choice("cyclic_mode", l.cyclic_mode, {"triangular", "triangular2", "exp_range"});
+  l.cyclic_mode =
+      in.get_choice("cyclic_mode", l.cyclic_mode, {"triangular", "triangular2", "exp_range"});
   l.pct_start = in.get_double("pct_start", l.pct_start, 0.001, 0.999);
   l.anneal = in.get_choice("anneal", l.anneal, {"cos", "linear"});
   l.div_factor = in.get_double("div_factor", l.div_factor, 1.0, 1e9);
@@ -83,7 +84,8 @@ LrScheduleConfig read_lr_schedule(JsonObjectReader in) {
   l.base_momentum = in.get_double("base_momentum", l.base_momentum, 0.0, 0.999999);
   l.max_momentum = in.get_double("max_momentum", l.max_momentum, 0.0, 0.999999);
   if ((l.kind == "cyclic" || l.kind == "one_cycle") && l.max_lr <= 0.0) {
-    in.fail("max_lr", "kind \"" + l.kind + "\" needs max_lr > 0 (the peak; `speedbench lr-find` suggests one)");
+    in.fail("max_lr", "kind \"" + l.kind +
+                          "\" needs max_lr > 0 (the peak; `speedbench lr-find` suggests one)");
   }
   if (l.base_momentum > l.max_momentum) in.fail("base_momentum", "must not exceed max_momentum");
   in.reject_unknown_keys();
@@ -93,7 +95,8 @@ LrScheduleConfig read_lr_schedule(JsonObjectReader in) {
 MaxBatchConfig read_max_batch(JsonObjectReader in) {
   MaxBatchConfig b;
   b.enabled = in.get_bool("enabled", b.enabled);
-  b.budget_bytes = in.get_int("budget_bytes", b.budget_bytes, 0, std::numeric_limits<int64_t>::max());
+  b.budget_bytes =
+      in.get_int("budget_bytes", b.budget_bytes, 0, std::numeric_limits<int64_t>::max());
   b.limit = in.get_int("limit", b.limit, 1, kMaxInt);
   b.warmup_steps = in.get_int("warmup_steps", b.warmup_steps, 0, kMaxInt);
   in.reject_unknown_keys();
@@ -107,7 +110,8 @@ Techniques read_techniques(JsonObjectReader in) {
   t.pin_memory = in.get_bool("pin_memory", t.pin_memory);
   t.max_batch = read_max_batch(in.child("max_batch"));
   t.amp = in.get_choice("amp", t.amp, {"off", "bf16", "fp16"});
-  t.optimizer_impl = in.get_choice("optimizer_impl", t.optimizer_impl, {"loop", "foreach", "fused"});
+  t.optimizer_impl =
+      in.get_choice("optimizer_impl", t.optimizer_impl, {"loop", "foreach", "fused"});
   t.cudnn_benchmark = in.get_bool("cudnn_benchmark", t.cudnn_benchmark);
   t.sync_avoidance = in.get_bool("sync_avoidance", t.sync_avoidance);
   t.sync_every_steps = in.get_int("sync_every_steps", t.sync_every_steps, 1, kMaxInt);
@@ -132,11 +136,20 @@ Techniques read_techniques(JsonObjectReader in) {
 }
 
 nlohmann::json lr_schedule_to_json(const LrScheduleConfig& l) {
-  return {{"kind", l.kind}, {"max_lr", l.max_lr}, {"step_size", l.step_size}, {"gamma", l.gamma},
-          {"min_lr", l.min_lr}, {"step_size_up", l.step_size_up}, {"cyclic_mode", l.cyclic_mode},
-          {"pct_start", l.pct_start}, {"anneal", l.anneal}, {"div_factor", l.div_factor},
-          {"final_div_factor", l.final_div_factor}, {"cycle_momentum", l.cycle_momentum},
-          {"base_momentum", l.base_momentum}, {"max_momentum", l.max_momentum}};
+  return {{"kind", l.kind},
+          {"max_lr", l.max_lr},
+          {"step_size", l.step_size},
+          {"gamma", l.gamma},
+          {"min_lr", l.min_lr},
+          {"step_size_up", l.step_size_up},
+          {"cyclic_mode", l.cyclic_mode},
+          {"pct_start", l.pct_start},
+          {"anneal", l.anneal},
+          {"div_factor", l.div_factor},
+          {"final_div_factor", l.final_div_factor},
+          {"cycle_momentum", l.cycle_momentum},
+          {"base_momentum", l.base_momentum},
+          {"max_momentum", l.max_momentum}};
 }
 
 // A captured CUDA graph replays fixed work: no host decisions, host-side state or changing LR.
@@ -155,7 +168,8 @@ void check_cuda_graphs(const TrainConfig& c, const std::string& file) {
        "Adam/AdamW without optimizer_impl \"fused\" (their step count lives on the host)"},
   };
   for (const auto& [conflict, what] : conflicts) {
-    if (conflict) throw ConfigError(file, "techniques.cuda_graphs", "cannot be combined with " + what);
+    if (conflict)
+      throw ConfigError(file, "techniques.cuda_graphs", "cannot be combined with " + what);
   }
 }
 
@@ -175,15 +189,19 @@ void check_combinations(const TrainConfig& c, const std::string& file) {
   const bool resnet = c.model.arch == "resnet" || c.model.arch == "resnet18";
   const auto& t = c.techniques;
   if (t.amp == "fp16" && c.device == "cpu") {
-    throw ConfigError(file, "techniques.amp",
-                      "\"fp16\" (autocast + gradient scaler) needs device \"cuda\"; on the CPU use \"bf16\"");
+    throw ConfigError(
+        file, "techniques.amp",
+        "\"fp16\" (autocast + gradient scaler) needs device \"cuda\"; on the CPU use \"bf16\"");
   }
   if (t.checkpointing && !resnet) {
-    throw ConfigError(file, "techniques.checkpointing",
-                      "checkpointing works on the segments of a ResNet (model.arch resnet or resnet18), not on " + c.model.arch);
+    throw ConfigError(
+        file, "techniques.checkpointing",
+        "checkpointing works on the segments of a ResNet (model.arch resnet or resnet18), not on " +
+            c.model.arch);
   }
   if (t.channels_last && !resnet) {
-    throw ConfigError(file, "techniques.channels_last", "channels_last needs a convolutional model (resnet, resnet18)");
+    throw ConfigError(file, "techniques.channels_last",
+                      "channels_last needs a convolutional model (resnet, resnet18)");
   }
   if (c.batch_size % t.grad_accumulation != 0) {
     throw ConfigError(file, "techniques.grad_accumulation",
@@ -197,10 +215,11 @@ void check_combinations(const TrainConfig& c, const std::string& file) {
   if (t.cuda_graphs) check_cuda_graphs(c, file);
   for (const auto& info : technique_registry()) {
     if (info.is_on(c) && !info.implemented) {
-      throw ConfigError(file, info.config_field,
-                        "technique '" + info.id +
-                            "' is registered but its mechanism is not implemented yet (see the open "
-                            "issues); leave it at its default (off)");
+      throw ConfigError(
+          file, info.config_field,
+          "technique '" + info.id +
+              "' is registered but its mechanism is not implemented yet (see the open "
+              "issues); leave it at its default (off)");
     }
   }
 }
@@ -245,33 +264,60 @@ nlohmann::json train_config_to_json(const TrainConfig& c) {
   return {
       {"workload", workload_name(c)},
       {"data",
-       {{"dataset", d.dataset}, {"root", d.root}, {"train_samples", d.train_samples},
-        {"test_samples", d.test_samples}, {"augment", d.augment},
-        {"synthetic_shape", d.synthetic_shape}, {"synthetic_classes", d.synthetic_classes},
+       {{"dataset", d.dataset},
+        {"root", d.root},
+        {"train_samples", d.train_samples},
+        {"test_samples", d.test_samples},
+        {"augment", d.augment},
+        {"synthetic_shape", d.synthetic_shape},
+        {"synthetic_classes", d.synthetic_classes},
         {"sequence_length", d.sequence_length}}},
       {"model",
-       {{"arch", m.arch}, {"depth", m.depth}, {"widths", m.widths}, {"cell", m.cell},
-        {"hidden", m.hidden}, {"layers", m.layers}, {"embedding", m.embedding}}},
+       {{"arch", m.arch},
+        {"depth", m.depth},
+        {"widths", m.widths},
+        {"cell", m.cell},
+        {"hidden", m.hidden},
+        {"layers", m.layers},
+        {"embedding", m.embedding}}},
       {"optimizer",
-       {{"name", o.name}, {"lr", o.lr}, {"momentum", o.momentum}, {"nesterov", o.nesterov},
-        {"weight_decay", o.weight_decay}, {"beta1", o.beta1}, {"beta2", o.beta2},
+       {{"name", o.name},
+        {"lr", o.lr},
+        {"momentum", o.momentum},
+        {"nesterov", o.nesterov},
+        {"weight_decay", o.weight_decay},
+        {"beta1", o.beta1},
+        {"beta2", o.beta2},
         {"eps", o.eps}}},
       {"techniques",
        {{"lr_schedule", lr_schedule_to_json(t.lr_schedule)},
-        {"loader_workers", t.loader_workers}, {"pin_memory", t.pin_memory},
+        {"loader_workers", t.loader_workers},
+        {"pin_memory", t.pin_memory},
         {"max_batch",
-         {{"enabled", t.max_batch.enabled}, {"budget_bytes", t.max_batch.budget_bytes},
-          {"limit", t.max_batch.limit}, {"warmup_steps", t.max_batch.warmup_steps}}},
-        {"amp", t.amp}, {"optimizer_impl", t.optimizer_impl},
-        {"cudnn_benchmark", t.cudnn_benchmark}, {"sync_avoidance", t.sync_avoidance},
-        {"sync_every_steps", t.sync_every_steps}, {"checkpointing", t.checkpointing},
+         {{"enabled", t.max_batch.enabled},
+          {"budget_bytes", t.max_batch.budget_bytes},
+          {"limit", t.max_batch.limit},
+          {"warmup_steps", t.max_batch.warmup_steps}}},
+        {"amp", t.amp},
+        {"optimizer_impl", t.optimizer_impl},
+        {"cudnn_benchmark", t.cudnn_benchmark},
+        {"sync_avoidance", t.sync_avoidance},
+        {"sync_every_steps", t.sync_every_steps},
+        {"checkpointing", t.checkpointing},
         {"checkpoint_segments", t.checkpoint_segments},
-        {"grad_accumulation", t.grad_accumulation}, {"ddp_world_size", t.ddp_world_size},
-        {"ddp_bucket_cap_mb", t.ddp_bucket_cap_mb}, {"ddp_timeout_s", t.ddp_timeout_s},
-        {"zero_grad_none", t.zero_grad_none}, {"host_to_tensor", t.host_to_tensor},
-        {"debug_mode", t.debug_mode}, {"grad_clipping", t.grad_clipping},
-        {"bn_no_bias", t.bn_no_bias}, {"eval_no_grad", t.eval_no_grad},
-        {"input_norm", t.input_norm}, {"channels_last", t.channels_last}, {"tf32", t.tf32},
+        {"grad_accumulation", t.grad_accumulation},
+        {"ddp_world_size", t.ddp_world_size},
+        {"ddp_bucket_cap_mb", t.ddp_bucket_cap_mb},
+        {"ddp_timeout_s", t.ddp_timeout_s},
+        {"zero_grad_none", t.zero_grad_none},
+        {"host_to_tensor", t.host_to_tensor},
+        {"debug_mode", t.debug_mode},
+        {"grad_clipping", t.grad_clipping},
+        {"bn_no_bias", t.bn_no_bias},
+        {"eval_no_grad", t.eval_no_grad},
+        {"input_norm", t.input_norm},
+        {"channels_last", t.channels_last},
+        {"tf32", t.tf32},
         {"cuda_graphs", t.cuda_graphs}}},
       {"batch_size", c.batch_size},
       {"epochs", c.epochs},

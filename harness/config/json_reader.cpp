@@ -14,8 +14,7 @@ std::string show(const nlohmann::json& value) {
 }
 }  // namespace
 
-JsonObjectReader::JsonObjectReader(const nlohmann::json& object, std::string file,
-                                   std::string path)
+JsonObjectReader::JsonObjectReader(const nlohmann::json& object, std::string file, std::string path)
     : object_(object), file_(std::move(file)), path_(std::move(path)) {
   if (!object_.is_object()) {
     throw ConfigError(file_, path_, "got " + show(object_) + ", expected a JSON object");
@@ -61,8 +60,8 @@ int64_t JsonObjectReader::get_int(const std::string& key, int64_t fallback, int6
   }
   const auto number = value->get<int64_t>();
   if (number < min || number > max) {
-    fail(key, "got " + std::to_string(number) + ", expected an integer in [" +
-                  std::to_string(min) + ", " + std::to_string(max) + "]");
+    fail(key, "got " + std::to_string(number) + ", expected an integer in [" + std::to_string(min) +
+                  ", " + std::to_string(max) + "]");
   }
   return number;
 }
@@ -104,9 +103,10 @@ std::vector<int64_t> JsonObjectReader::get_int_list(const std::string& key,
                                                     int64_t min, int64_t max) {
   const auto* value = lookup(key);
   if (value == nullptr) return fallback;
-  const auto expected = "a non-empty list of integers in [" + std::to_string(min) + ", " +
-                        std::to_string(max) + "]";
-  if (!value->is_array() || value->empty()) fail(key, "got " + show(*value) + ", expected " + expected);
+  const auto expected =
+      "a non-empty list of integers in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  if (!value->is_array() || value->empty())
+    fail(key, "got " + show(*value) + ", expected " + expected);
   std::vector<int64_t> numbers;
   for (const auto& item : *value) {
     if (!item.is_number_integer() || item.get<int64_t>() < min || item.get<int64_t>() > max) {
@@ -147,8 +147,9 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
         ++column;
       }
     }
-    throw ConfigError(file, "", "invalid JSON at line " + std::to_string(line) + ", column " +
-                                    std::to_string(column) + ": " + error.what());
+    throw ConfigError(file, "",
+                      "invalid JSON at line " + std::to_string(line) + ", column " +
+                          std::to_string(column) + ": " + error.what());
   } catch (const nlohmann::json::exception& error) {
     // Not a syntax error but still the text's fault, e.g. a number too large for a double
     // ("77e12470", found by the fuzzer).

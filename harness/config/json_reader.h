@@ -36,7 +36,8 @@ class JsonObjectReader {
   void reject_unknown_keys() const;
 
   // Fails unless `value` (this entry's `key`) is not yet in `seen`; adds it.
-  void require_unique(const std::string& key, const std::string& value, std::set<std::string>& seen) const;
+  void require_unique(const std::string& key, const std::string& value,
+                      std::set<std::string>& seen) const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
   std::string field_path(const std::string& key) const;

@@ -15,7 +15,8 @@ namespace {
 
 std::string nccl_version() {
   const auto v = torch::cuda::nccl::version();  // major * 10000 + minor * 100 + patch
-  return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);
+  return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." +
+         std::to_string(v % 100);
 }
 
 // NVML, opened at run time: the build needs neither its header nor its library, and a machine
@@ -28,15 +29,22 @@ nlohmann::json nvml_facts(const std::string& pci_bus_id) {
   auto symbol = [&](const char* name) { return dlsym(library, name); };
   auto init = reinterpret_cast<Status (*)()>(symbol("nvmlInit_v2"));
   auto shutdown = reinterpret_cast<Status (*)()>(symbol("nvmlShutdown"));
-  auto driver_version = reinterpret_cast<Status (*)(char*, unsigned)>(symbol("nvmlSystemGetDriverVersion"));
-  auto by_pci = reinterpret_cast<Status (*)(const char*, Device*)>(symbol("nvmlDeviceGetHandleByPciBusId_v2"));
-  auto clock = reinterpret_cast<Status (*)(Device, int, unsigned*)>(symbol("nvmlDeviceGetClockInfo"));
-  auto max_clock = reinterpret_cast<Status (*)(Device, int, unsigned*)>(symbol("nvmlDeviceGetMaxClockInfo"));
-  auto temperature = reinterpret_cast<Status (*)(Device, int, unsigned*)>(symbol("nvmlDeviceGetTemperature"));
-  auto power_limit = reinterpret_cast<Status (*)(Device, unsigned*)>(symbol("nvmlDeviceGetPowerManagementLimit"));
+  auto driver_version =
+      reinterpret_cast<Status (*)(char*, unsigned)>(symbol("nvmlSystemGetDriverVersion"));
+  auto by_pci = reinterpret_cast<Status (*)(const char*, Device*)>(
+      symbol("nvmlDeviceGetHandleByPciBusId_v2"));
+  auto clock =
+      reinterpret_cast<Status (*)(Device, int, unsigned*)>(symbol("nvmlDeviceGetClockInfo"));
+  auto max_clock =
+      reinterpret_cast<Status (*)(Device, int, unsigned*)>(symbol("nvmlDeviceGetMaxClockInfo"));
+  auto temperature =
+      reinterpret_cast<Status (*)(Device, int, unsigned*)>(symbol("nvmlDeviceGetTemperature"));
+  auto power_limit =
+      reinterpret_cast<Status (*)(Device, unsigned*)>(symbol("nvmlDeviceGetPowerManagementLimit"));
   nlohmann::json facts;
   Device device = nullptr;
-  if (!init || !shutdown || !driver_version || !by_pci || !clock || !max_clock || !temperature || !power_limit) {
+  if (!init || !shutdown || !driver_version || !by_pci || !clock || !max_clock || !temperature ||
+      !power_limit) {
     facts["nvml"] = "a symbol is missing";
   } else if (init() != 0) {
     facts["nvml"] = "nvmlInit failed";
@@ -68,7 +76,8 @@ nlohmann::json collect_cuda_environment() {
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   cudaDeviceProp properties{};
-  if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) return {{"error", "no properties"}};
+  if (cudaGetDeviceProperties(&properties, device) != cudaSuccess)
+    return {{"error", "no properties"}};
   int clock_khz = 0, memory_clock_khz = 0;
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device);
   cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, device);
@@ -76,7 +85,8 @@ nlohmann::json collect_cuda_environment() {
   cudaDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, device);
   nlohmann::json gpu = {
       {"name", properties.name},
-      {"compute_capability", std::to_string(properties.major) + "." + std::to_string(properties.minor)},
+      {"compute_capability",
+       std::to_string(properties.major) + "." + std::to_string(properties.minor)},
       {"memory_bytes", properties.totalGlobalMem},
       {"multiprocessors", properties.multiProcessorCount},
       {"max_clock_khz", clock_khz},

@@ -34,8 +34,10 @@ class CudaGraphTrainingStep : public CapturedTrainingStep {
     const auto parameters = workload.module->parameters();
     auto step = [&] {
       std::optional<AutocastGuard> autocast;  // amp bf16 applies inside the graph as well
-      if (config.techniques.amp == "bf16") autocast.emplace(c10::DeviceType::CUDA, torch::kBFloat16);
-      static_loss_ = classification_loss(workload.train_forward(static_inputs_, config), static_targets_);
+      if (config.techniques.amp == "bf16")
+        autocast.emplace(c10::DeviceType::CUDA, torch::kBFloat16);
+      static_loss_ =
+          classification_loss(workload.train_forward(static_inputs_, config), static_targets_);
       static_loss_.backward();
       optimizer.step();
     };

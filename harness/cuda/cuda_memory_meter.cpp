@@ -13,7 +13,8 @@ constexpr auto kAllPools = static_cast<size_t>(c10::CachingAllocator::StatType::
 
 class CudaMemoryMeter final : public MemoryMeter {
  public:
-  explicit CudaMemoryMeter(int device_index) : device_(static_cast<c10::DeviceIndex>(device_index)) {}
+  explicit CudaMemoryMeter(int device_index)
+      : device_(static_cast<c10::DeviceIndex>(device_index)) {}
 
   int64_t current_bytes() const override { return stats().allocated_bytes[kAllPools].current; }
   int64_t peak_bytes() const override { return stats().allocated_bytes[kAllPools].peak; }
@@ -22,7 +23,9 @@ class CudaMemoryMeter final : public MemoryMeter {
   void release_cached() override { allocator::emptyCache(); }
 
  private:
-  c10::CachingDeviceAllocator::DeviceStats stats() const { return allocator::getDeviceStats(device_); }
+  c10::CachingDeviceAllocator::DeviceStats stats() const {
+    return allocator::getDeviceStats(device_);
+  }
 
   c10::DeviceIndex device_;
 };

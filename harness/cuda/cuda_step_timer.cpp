@@ -13,7 +13,8 @@ namespace {
 
 class CudaEventStepTimer final : public StepTimer {
  public:
-  explicit CudaEventStepTimer(int device_index) : device_(static_cast<c10::DeviceIndex>(device_index)) {}
+  explicit CudaEventStepTimer(int device_index)
+      : device_(static_cast<c10::DeviceIndex>(device_index)) {}
 
   void start_step() override { started_ = record(); }
   // A step that never ends (a diverged run stops mid-step) is simply never timed.

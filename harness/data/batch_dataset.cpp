@@ -16,9 +16,7 @@ constexpr int64_t kCropPadding = 4;
 BatchDataset::BatchDataset(ExampleSet examples, ImageTransform transform)
     : examples_(std::move(examples)), transform_(transform) {}
 
-std::optional<size_t> BatchDataset::size() const {
-  return static_cast<size_t>(examples_.size());
-}
+std::optional<size_t> BatchDataset::size() const { return static_cast<size_t>(examples_.size()); }
 
 torch::Tensor BatchDataset::gather_inputs(c10::ArrayRef<int64_t> rows) const {
   const auto row_shape = examples_.inputs.sizes().slice(1);

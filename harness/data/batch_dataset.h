@@ -13,12 +13,12 @@
 namespace speedbench::data {
 
 struct ImageTransform {
-  bool is_image = true;   // false: text ids pass through untouched
-  bool augment = false;   // random crop (pad 4) + horizontal flip
-  bool normalize = false; // (x - mean) / std after scaling to [0,1]
+  bool is_image = true;    // false: text ids pass through untouched
+  bool augment = false;    // random crop (pad 4) + horizontal flip
+  bool normalize = false;  // (x - mean) / std after scaling to [0,1]
   double mean = 0.0;
   double std = 1.0;
-  uint64_t seed = 0;      // augmentation seed (mixed with the batch's indices)
+  uint64_t seed = 0;              // augmentation seed (mixed with the batch's indices)
   bool wrap_host_buffer = false;  // tip 12: from_blob the host batch instead of copying it
 };
 

@@ -40,16 +40,18 @@ ExampleSet read_fashion_split(const std::string& folder, const std::string& pref
   auto images = read_idx_file(image_path, 3);
   auto labels = read_idx_file(label_path, 1);
   if (images.dims[0] != labels.dims[0]) {
-    throw ConfigError(label_path, "", "holds " + std::to_string(labels.dims[0]) +
-                                          " labels but " + image_path + " holds " +
-                                          std::to_string(images.dims[0]) + " images");
+    throw ConfigError(label_path, "",
+                      "holds " + std::to_string(labels.dims[0]) + " labels but " + image_path +
+                          " holds " + std::to_string(images.dims[0]) + " images");
   }
   for (auto label : labels.values) {
-    if (label > 9) throw ConfigError(label_path, "", "label " + std::to_string(label) + " is not in 0..9");
+    if (label > 9)
+      throw ConfigError(label_path, "", "label " + std::to_string(label) + " is not in 0..9");
   }
   const auto n = images.dims[0];
-  auto inputs = torch::from_blob(images.values.data(), {n, 1, images.dims[1], images.dims[2]},
-                                 torch::kUInt8).clone();
+  auto inputs =
+      torch::from_blob(images.values.data(), {n, 1, images.dims[1], images.dims[2]}, torch::kUInt8)
+          .clone();
   auto targets = torch::from_blob(labels.values.data(), {n}, torch::kUInt8).to(torch::kInt64);
   return {inputs, targets};
 }
@@ -57,8 +59,9 @@ ExampleSet read_fashion_split(const std::string& folder, const std::string& pref
 DatasetSplits load_fashion_mnist(const DataConfig& config) {
   const auto folder = dataset_folder(config);
   if (!fs::is_directory(folder)) {
-    throw ConfigError(folder, "", "no such folder: install Debian's dataset-fashion-mnist, or point "
-                                  "SPEEDBENCH_FASHION_MNIST_DIR or data.root at its IDX .gz files");
+    throw ConfigError(folder, "",
+                      "no such folder: install Debian's dataset-fashion-mnist, or point "
+                      "SPEEDBENCH_FASHION_MNIST_DIR or data.root at its IDX .gz files");
   }
   DatasetSplits splits;
   splits.train = take_first(read_fashion_split(folder, "train"), config.train_samples);
@@ -77,8 +80,8 @@ DatasetSplits make_synthetic(const DataConfig& config, int64_t seed) {
   auto generator = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(seed));
   auto make = [&](int64_t n) {
     ExampleSet set;
-    set.inputs = torch::randint(0, 256, {n, shape[0], shape[1], shape[2]}, generator,
-                                torch::kUInt8);
+    set.inputs =
+        torch::randint(0, 256, {n, shape[0], shape[1], shape[2]}, generator, torch::kUInt8);
     set.targets = torch::randint(0, config.synthetic_classes, {n}, generator, torch::kInt64);
     return set;
   };
@@ -103,9 +106,10 @@ std::string read_fortunes_text(const std::string& folder) {
     }
   }
   if (error) {
-    throw ConfigError(folder, "", "cannot list the fortunes folder (" + error.message() +
-                                      "): install Debian's fortunes package, or point "
-                                      "SPEEDBENCH_FORTUNES_DIR or data.root at a folder of fortune files");
+    throw ConfigError(folder, "",
+                      "cannot list the fortunes folder (" + error.message() +
+                          "): install Debian's fortunes package, or point "
+                          "SPEEDBENCH_FORTUNES_DIR or data.root at a folder of fortune files");
   }
   std::sort(files.begin(), files.end());  // a fixed order: the same corpus every run
   std::string text;
@@ -116,8 +120,9 @@ std::string read_fortunes_text(const std::string& folder) {
     text += buffer.str();
   }
   if (text.size() < 10000) {
-    throw ConfigError(folder, "", "holds only " + std::to_string(text.size()) +
-                                      " bytes of fortune text; install the 'fortunes' package");
+    throw ConfigError(folder, "",
+                      "holds only " + std::to_string(text.size()) +
+                          " bytes of fortune text; install the 'fortunes' package");
   }
   return text;
 }
@@ -179,8 +184,8 @@ std::string dataset_folder(const DataConfig& config) {
 
 DatasetSplits load_dataset(const DataConfig& config, int64_t seed) {
   if (config.dataset == "fortunes") return load_fortunes(config);
-  auto splits = config.dataset == "synthetic" ? make_synthetic(config, seed)
-                                              : load_fashion_mnist(config);
+  auto splits =
+      config.dataset == "synthetic" ? make_synthetic(config, seed) : load_fashion_mnist(config);
   set_pixel_statistics(splits);
   return splits;
 }

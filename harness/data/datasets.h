@@ -1,7 +1,8 @@
 // The three data sources of TIPS.md's workloads, loaded into host tensors:
-//   fashion_mnist: Debian's dataset-fashion-mnist IDX files (60k train / 10k test, 1x28x28, 10 classes)
-//   fortunes:      English text of Debian's fortunes package as character windows (next-char LM)
-//   synthetic:     random uint8 images of any shape with random labels (throughput runs)
+// - fashion_mnist: Debian's dataset-fashion-mnist IDX files (60k train, 10k test, 1x28x28, 10
+//   classes);
+// - fortunes: English text of Debian's fortunes package as character windows (next-char LM);
+// - synthetic: random uint8 images of any shape with random labels (throughput runs).
 #pragma once
 
 #include <torch/types.h>

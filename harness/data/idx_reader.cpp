@@ -50,10 +50,10 @@ IdxArray read_idx_file(const std::string& path, int expected_dims) {
       magic[3] != expected_dims) {
     char got[32];
     snprintf(got, sizeof got, "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
-    throw ConfigError(path, "", std::string("bad IDX magic number ") + got + ", expected 00 00 08 0" +
-                                    std::to_string(expected_dims) +
-                                    " (unsigned bytes, " + std::to_string(expected_dims) +
-                                    " dimensions)");
+    throw ConfigError(path, "",
+                      std::string("bad IDX magic number ") + got + ", expected 00 00 08 0" +
+                          std::to_string(expected_dims) + " (unsigned bytes, " +
+                          std::to_string(expected_dims) + " dimensions)");
   }
 
   IdxArray array;
@@ -61,7 +61,8 @@ IdxArray read_idx_file(const std::string& path, int expected_dims) {
   for (int i = 0; i < expected_dims; ++i) {
     uint8_t size_bytes[4];
     if (read_bytes(file.get(), size_bytes, 4) != 4) {
-      throw ConfigError(path, "", "file ends inside the IDX header (dimension " + std::to_string(i) + ")");
+      throw ConfigError(path, "",
+                        "file ends inside the IDX header (dimension " + std::to_string(i) + ")");
     }
     const int64_t size = big_endian_u32(size_bytes);
     if (size == 0) throw ConfigError(path, "", "IDX dimension " + std::to_string(i) + " is 0");
@@ -82,13 +83,15 @@ IdxArray read_idx_file(const std::string& path, int expected_dims) {
     if (read < want) break;
   }
   if (got != elements) {
-    throw ConfigError(path, "", "truncated: the header promises " + std::to_string(elements) +
-                                    " bytes of data, the file holds " + std::to_string(got));
+    throw ConfigError(path, "",
+                      "truncated: the header promises " + std::to_string(elements) +
+                          " bytes of data, the file holds " + std::to_string(got));
   }
   uint8_t extra = 0;
   if (read_bytes(file.get(), &extra, 1) != 0) {
-    throw ConfigError(path, "", "trailing bytes after the " + std::to_string(elements) +
-                                    " bytes the header promises");
+    throw ConfigError(
+        path, "",
+        "trailing bytes after the " + std::to_string(elements) + " bytes the header promises");
   }
   int error_code = Z_OK;
   gzerror(file.get(), &error_code);

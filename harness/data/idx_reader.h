@@ -10,8 +10,8 @@
 namespace speedbench::data {
 
 struct IdxArray {
-  std::vector<int64_t> dims;   // e.g. {60000, 28, 28}
-  std::vector<uint8_t> values; // row-major, product(dims) bytes
+  std::vector<int64_t> dims;    // e.g. {60000, 28, 28}
+  std::vector<uint8_t> values;  // row-major, product(dims) bytes
 };
 
 // Reads `path`; `expected_dims` is 1 for labels and 3 for images. Throws ConfigError naming the

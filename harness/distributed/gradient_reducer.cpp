@@ -8,7 +8,9 @@ namespace speedbench::distributed {
 
 GradientReducer::GradientReducer(const std::vector<torch::Tensor>& parameters,
                                  std::shared_ptr<ProcessGroup> group, int64_t bucket_cap_bytes)
-    : parameters_(parameters), group_(std::move(group)), slots_(parameters.size()),
+    : parameters_(parameters),
+      group_(std::move(group)),
+      slots_(parameters.size()),
       arrived_(parameters.size(), false) {
   // Assign parameters, last first, to buckets of one dtype and device and at most the cap.
   int64_t bucket_bytes = 0;
@@ -46,7 +48,9 @@ GradientReducer::~GradientReducer() {
 
 torch::Tensor GradientReducer::slice_of(size_t index) {
   const auto& p = parameters_[index];
-  return buckets_[slots_[index].bucket].buffer.narrow(0, slots_[index].offset, p.numel()).view(p.sizes());
+  return buckets_[slots_[index].bucket]
+      .buffer.narrow(0, slots_[index].offset, p.numel())
+      .view(p.sizes());
 }
 
 void GradientReducer::prepare_backward(bool synchronize) {
@@ -108,7 +112,8 @@ double GradientReducer::finish() {
     }
     const auto start = std::chrono::steady_clock::now();
     bucket.work->wait(group_->timeout);
-    waited_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    waited_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     bucket.buffer.div_(group_->world_size);
     bucket.work.reset();
     for (size_t index : bucket.parameters) {

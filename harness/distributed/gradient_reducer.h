@@ -44,11 +44,11 @@ class GradientReducer {
     int64_t offset = 0;
   };
   struct Bucket {
-    torch::Tensor buffer;                  // the flat gradients of its parameters
-    std::vector<size_t> parameters;        // indices into parameters_
-    size_t pending = 0;                    // gradients not yet arrived this backward
-    c10::intrusive_ptr<c10d::Work> work;   // the all-reduce in flight
-    int64_t launched_after_gradients = -1; // gradients seen when it was launched (-1: by finish)
+    torch::Tensor buffer;                   // the flat gradients of its parameters
+    std::vector<size_t> parameters;         // indices into parameters_
+    size_t pending = 0;                     // gradients not yet arrived this backward
+    c10::intrusive_ptr<c10d::Work> work;    // the all-reduce in flight
+    int64_t launched_after_gradients = -1;  // gradients seen when it was launched (-1: by finish)
   };
 
   void on_gradient(size_t index, const torch::Tensor& grad);

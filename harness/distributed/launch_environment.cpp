@@ -11,7 +11,8 @@ namespace {
 int parse_int(const EnvLookup& lookup, const std::string& name, int min, int max) {
   const auto text = lookup(name);
   if (!text) {
-    throw ConfigError("environment", name, "is not set; a distributed worker needs RANK, WORLD_SIZE, "
+    throw ConfigError("environment", name,
+                      "is not set; a distributed worker needs RANK, WORLD_SIZE, "
                       "MASTER_ADDR and MASTER_PORT (or SLURM_PROCID and SLURM_NTASKS)");
   }
   char* end = nullptr;
@@ -39,17 +40,20 @@ std::optional<LaunchEnvironment> read_launch_environment(const EnvLookup& lookup
     env.launcher = "torchrun";
     env.world_size = parse_int(lookup, "WORLD_SIZE", 1, 1 << 20);
     env.rank = parse_int(lookup, "RANK", 0, env.world_size - 1);
-    env.local_rank = lookup("LOCAL_RANK") ? parse_int(lookup, "LOCAL_RANK", 0, env.world_size - 1) : env.rank;
+    env.local_rank =
+        lookup("LOCAL_RANK") ? parse_int(lookup, "LOCAL_RANK", 0, env.world_size - 1) : env.rank;
   } else if (lookup("SLURM_PROCID") && lookup("SLURM_NTASKS")) {
     env.launcher = "slurm";
     env.world_size = parse_int(lookup, "SLURM_NTASKS", 1, 1 << 20);
     env.rank = parse_int(lookup, "SLURM_PROCID", 0, env.world_size - 1);
-    env.local_rank = lookup("SLURM_LOCALID") ? parse_int(lookup, "SLURM_LOCALID", 0, env.world_size - 1) : 0;
+    env.local_rank =
+        lookup("SLURM_LOCALID") ? parse_int(lookup, "SLURM_LOCALID", 0, env.world_size - 1) : 0;
   } else {
     return std::nullopt;
   }
   if (const auto addr = lookup("MASTER_ADDR")) {
-    if (addr->empty()) throw ConfigError("environment", "MASTER_ADDR", "is empty; expected a host name or address");
+    if (addr->empty())
+      throw ConfigError("environment", "MASTER_ADDR", "is empty; expected a host name or address");
     env.master_addr = *addr;
   } else if (env.world_size > 1) {
     throw ConfigError("environment", "MASTER_ADDR",
@@ -58,7 +62,8 @@ std::optional<LaunchEnvironment> read_launch_environment(const EnvLookup& lookup
   if (lookup("MASTER_PORT")) {
     env.master_port = parse_int(lookup, "MASTER_PORT", 1, 65535);
   } else if (env.world_size > 1) {
-    throw ConfigError("environment", "MASTER_PORT", "is not set; expected a free TCP port on MASTER_ADDR");
+    throw ConfigError("environment", "MASTER_PORT",
+                      "is not set; expected a free TCP port on MASTER_ADDR");
   }
   return env;
 }

@@ -15,7 +15,7 @@ struct LaunchEnvironment {
   int world_size = 1;
   std::string master_addr = "127.0.0.1";  // where rank 0's rendezvous store listens
   int master_port = 29500;
-  std::string launcher;                   // "torchrun" (or speedbench's own) | "slurm"
+  std::string launcher;  // "torchrun" (or speedbench's own) | "slurm"
 };
 
 // Looks a variable up; returns nullopt when unset (tests pass a map instead of getenv).

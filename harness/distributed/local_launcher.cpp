@@ -51,7 +51,8 @@ void forward_lines(int rank, std::string& partial, const char* chunk, size_t siz
   partial.append(chunk, size);
   size_t start = 0, newline;
   while ((newline = partial.find('\n', start)) != std::string::npos) {
-    std::fprintf(sink, "[rank %d] %.*s\n", rank, static_cast<int>(newline - start), partial.data() + start);
+    std::fprintf(sink, "[rank %d] %.*s\n", rank, static_cast<int>(newline - start),
+                 partial.data() + start);
     start = newline + 1;
   }
   partial.erase(0, start);
@@ -82,8 +83,8 @@ Worker spawn_worker(const LocalLaunch& launch, int rank, int port) {
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
 
   std::vector<std::string> env_strings;
-  static const char* kContract[] = {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT=",
-                                    "SPEEDBENCH_PARENT_PID="};
+  static const char* kContract[] = {"RANK=",        "LOCAL_RANK=",  "WORLD_SIZE=",
+                                    "MASTER_ADDR=", "MASTER_PORT=", "SPEEDBENCH_PARENT_PID="};
   for (char** e = environ; *e != nullptr; ++e) {
     bool replaced = false;
     for (const char* key : kContract) replaced |= std::strncmp(*e, key, std::strlen(key)) == 0;
@@ -94,7 +95,8 @@ Worker spawn_worker(const LocalLaunch& launch, int rank, int port) {
   env_strings.push_back("WORLD_SIZE=" + std::to_string(launch.nproc));
   env_strings.push_back("MASTER_ADDR=" + launch.master_addr);
   env_strings.push_back("MASTER_PORT=" + std::to_string(port));
-  env_strings.push_back("SPEEDBENCH_PARENT_PID=" + std::to_string(::getpid()));  // die with the launcher
+  env_strings.push_back("SPEEDBENCH_PARENT_PID=" +
+                        std::to_string(::getpid()));  // die with the launcher
   std::vector<char*> envp, args;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -163,15 +165,17 @@ int launch_local_workers(const LocalLaunch& launch) {
   g_stop_signal = 0;
   struct sigaction action {};
   action.sa_handler = remember_stop;
-  struct sigaction previous_int {}, previous_term {};
+  struct sigaction previous_int {
+  }, previous_term{};
   sigaction(SIGINT, &action, &previous_int);
   sigaction(SIGTERM, &action, &previous_term);
 
   std::vector<Worker> workers;
-  for (int rank = 0; rank < launch.nproc; ++rank) workers.push_back(spawn_worker(launch, rank, port));
+  for (int rank = 0; rank < launch.nproc; ++rank)
+    workers.push_back(spawn_worker(launch, rank, port));
 
   using Clock = std::chrono::steady_clock;
-  std::string failure;                 // the first failure, which stops the others
+  std::string failure;  // the first failure, which stops the others
   std::optional<Clock::time_point> stop_sent;
   bool forwarded_signal = false;
   auto alive = [&] {
@@ -184,16 +188,26 @@ int launch_local_workers(const LocalLaunch& launch) {
     std::vector<pollfd> fds;
     std::vector<std::pair<Worker*, bool>> owners;  // (worker, is stdout)
     for (auto& w : workers) {
-      if (w.out_fd >= 0) { fds.push_back({w.out_fd, POLLIN, 0}); owners.push_back({&w, true}); }
-      if (w.err_fd >= 0) { fds.push_back({w.err_fd, POLLIN, 0}); owners.push_back({&w, false}); }
+      if (w.out_fd >= 0) {
+        fds.push_back({w.out_fd, POLLIN, 0});
+        owners.push_back({&w, true});
+      }
+      if (w.err_fd >= 0) {
+        fds.push_back({w.err_fd, POLLIN, 0});
+        owners.push_back({&w, false});
+      }
     }
-    if (!fds.empty()) ::poll(fds.data(), fds.size(), 100);
-    else ::usleep(100 * 1000);
+    if (!fds.empty())
+      ::poll(fds.data(), fds.size(), 100);
+    else
+      ::usleep(100 * 1000);
     for (size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
       auto& [w, is_out] = owners[i];
-      if (is_out) drain(*w, w->out_fd, w->out_partial, stdout);
-      else drain(*w, w->err_fd, w->err_partial, stderr);
+      if (is_out)
+        drain(*w, w->out_fd, w->out_partial, stdout);
+      else
+        drain(*w, w->err_fd, w->err_partial, stderr);
     }
     for (auto& w : workers) {
       if (!w.running || ::waitpid(w.pid, &w.status, WNOHANG) != w.pid) continue;
@@ -210,7 +224,8 @@ int launch_local_workers(const LocalLaunch& launch) {
       forwarded_signal = true;
       stop_sent = Clock::now();
     }
-    if (stop_sent && std::chrono::duration<double>(Clock::now() - *stop_sent).count() > launch.stop_grace_s) {
+    if (stop_sent &&
+        std::chrono::duration<double>(Clock::now() - *stop_sent).count() > launch.stop_grace_s) {
       signal_running(workers, SIGKILL);
     }
   }

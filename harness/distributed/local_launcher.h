@@ -13,8 +13,8 @@ struct LocalLaunch {
   int nproc = 2;
   std::vector<std::string> argv;  // the worker command (argv[0] an executable path)
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;            // 0: pick a free port on master_addr
-  double stop_grace_s = 10;       // how long a stopped worker gets before SIGKILL
+  int master_port = 0;       // 0: pick a free port on master_addr
+  double stop_grace_s = 10;  // how long a stopped worker gets before SIGKILL
 };
 
 // Runs the workers to the end. Returns 0 when all exited with 0; otherwise 1 (or 130 when

@@ -7,8 +7,8 @@
 
 namespace speedbench::distributed {
 
-c10::intrusive_ptr<c10d::Backend> make_nccl_backend(const c10::intrusive_ptr<c10d::Store>&, int, int,
-                                                    int, std::chrono::milliseconds) {
+c10::intrusive_ptr<c10d::Backend> make_nccl_backend(const c10::intrusive_ptr<c10d::Store>&, int,
+                                                    int, int, std::chrono::milliseconds) {
   throw std::runtime_error(
       "DDP on CUDA needs ProcessGroupNCCL, and this speedbench was built without CUDA or without "
       "nccl.h; rebuild on a machine with the CUDA toolkit and NCCL");

@@ -38,8 +38,9 @@ int listen_on_master_address(const LaunchEnvironment& env) {
   addrinfo* addresses = nullptr;
   const auto port = std::to_string(env.master_port);
   if (getaddrinfo(env.master_addr.c_str(), port.c_str(), &hints, &addresses) != 0 || !addresses) {
-    throw ConfigError("environment", "MASTER_ADDR",
-                      "cannot resolve \"" + env.master_addr + "\"; expected this machine's address");
+    throw ConfigError(
+        "environment", "MASTER_ADDR",
+        "cannot resolve \"" + env.master_addr + "\"; expected this machine's address");
   }
   int fd = -1;
   int bind_errno = 0;
@@ -83,7 +84,8 @@ c10::intrusive_ptr<c10d::Backend> make_gloo_backend(const c10::intrusive_ptr<c10
 
 bool gloo_available() { return SPEEDBENCH_WITH_GLOO != 0; }
 
-std::shared_ptr<ProcessGroup> join_process_group(const LaunchEnvironment& env, const std::string& device,
+std::shared_ptr<ProcessGroup> join_process_group(const LaunchEnvironment& env,
+                                                 const std::string& device,
                                                  std::chrono::milliseconds timeout) {
   auto group = std::make_shared<ProcessGroup>();
   group->rank = env.rank;
@@ -109,7 +111,8 @@ std::shared_ptr<ProcessGroup> join_process_group(const LaunchEnvironment& env, c
   auto prefixed = c10::make_intrusive<c10d::PrefixStore>("speedbench", group->store);
   if (device == "cuda") {
     group->backend = "nccl";
-    group->collectives = make_nccl_backend(prefixed, env.rank, env.world_size, env.local_rank, timeout);
+    group->collectives =
+        make_nccl_backend(prefixed, env.rank, env.world_size, env.local_rank, timeout);
   } else {
     group->backend = "gloo";
     group->collectives = make_gloo_backend(prefixed, env, timeout);

@@ -17,9 +17,9 @@ namespace speedbench::distributed {
 struct ProcessGroup {
   int rank = 0;
   int world_size = 1;
-  int local_rank = 0;   // the CUDA device of this worker
-  std::string launcher; // torchrun | slurm
-  std::string backend;  // "gloo" | "nccl"
+  int local_rank = 0;    // the CUDA device of this worker
+  std::string launcher;  // torchrun | slurm
+  std::string backend;   // "gloo" | "nccl"
   std::chrono::milliseconds timeout{60000};
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<c10d::Backend> collectives;
@@ -28,7 +28,8 @@ struct ProcessGroup {
 // Connects this worker. `device` is "cpu" (Gloo) or "cuda" (NCCL, on device LOCAL_RANK).
 // A port already in use, a peer that never arrives (within `timeout`) or a backend this build
 // lacks are errors with the address, port and what to do.
-std::shared_ptr<ProcessGroup> join_process_group(const LaunchEnvironment& env, const std::string& device,
+std::shared_ptr<ProcessGroup> join_process_group(const LaunchEnvironment& env,
+                                                 const std::string& device,
                                                  std::chrono::milliseconds timeout);
 
 // Whether this build can make a Gloo (CPU) process group: it needs gloo's headers at build time.

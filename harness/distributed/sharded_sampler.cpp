@@ -9,7 +9,8 @@
 
 namespace speedbench::distributed {
 
-ShardedRandomSampler::ShardedRandomSampler(size_t dataset_size, uint64_t seed, int rank, int world_size)
+ShardedRandomSampler::ShardedRandomSampler(size_t dataset_size, uint64_t seed, int rank,
+                                           int world_size)
     : dataset_size_(dataset_size), seed_(seed), rank_(rank), world_size_(world_size) {
   if (world_size < 1 || rank < 0 || rank >= world_size) {
     throw std::invalid_argument("ShardedRandomSampler: rank " + std::to_string(rank) +

@@ -41,7 +41,8 @@ nlohmann::json sample_machine_state(int window_ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
   const auto after = read_cpu_times();
   const auto total = after.total - before.total;
-  const double busy_fraction = total > 0 ? static_cast<double>(after.busy - before.busy) / total : 0.0;
+  const double busy_fraction =
+      total > 0 ? static_cast<double>(after.busy - before.busy) / total : 0.0;
   double load = 0;
   std::istringstream(first_line("/proc/loadavg", "0")) >> load;
   return {{"busy_cores", busy_fraction * cores},

@@ -29,7 +29,8 @@ double product_rate(const at::TensorOptions& options, int64_t n, bool on_cuda, i
     const auto start = std::chrono::steady_clock::now();
     at::mm(a, b);
     wait();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (i == 0 || seconds < fastest_s) fastest_s = seconds;
   }
   return fastest_s > 0 ? 2.0 * n * n * n / fastest_s : 0.0;
@@ -45,8 +46,8 @@ MatmulPeak measure_matmul_peak(bool on_cuda, int device_index) {
   std::map<std::string, at::ScalarType> dtypes = {{"fp32", at::kFloat}, {"bf16", at::kBFloat16}};
   if (on_cuda) dtypes["fp16"] = at::kHalf;  // CPU autocast has no fp16 (config refuses it)
   for (const auto& [name, dtype] : dtypes) {
-    peak.flops_per_s[name] = product_rate(at::TensorOptions().device(device).dtype(dtype), peak.size,
-                                          on_cuda, device_index);
+    peak.flops_per_s[name] = product_rate(at::TensorOptions().device(device).dtype(dtype),
+                                          peak.size, on_cuda, device_index);
   }
   return peak;
 }

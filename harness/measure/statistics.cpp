@@ -43,7 +43,8 @@ double median_of(std::vector<double> values) { return quantile(std::move(values)
 // distribution (f(n1, n2, u) = f(n1 - 1, n2, u - n2) + f(n1, n2 - 1, u)).
 std::vector<double> exact_u_counts(int n1, int n2) {
   // counts[i][j] holds the distribution for sizes (i, j).
-  std::vector<std::vector<std::vector<double>>> counts(n1 + 1, std::vector<std::vector<double>>(n2 + 1));
+  std::vector<std::vector<std::vector<double>>> counts(n1 + 1,
+                                                       std::vector<std::vector<double>>(n2 + 1));
   for (int i = 0; i <= n1; ++i) {
     for (int j = 0; j <= n2; ++j) {
       auto& dist = counts[i][j];
@@ -53,7 +54,8 @@ std::vector<double> exact_u_counts(int n1, int n2) {
         continue;
       }
       for (int u = 0; u <= i * j; ++u) {
-        if (u - j >= 0 && u - j < static_cast<int>(counts[i - 1][j].size())) dist[u] += counts[i - 1][j][u - j];
+        if (u - j >= 0 && u - j < static_cast<int>(counts[i - 1][j].size()))
+          dist[u] += counts[i - 1][j][u - j];
         if (u < static_cast<int>(counts[i][j - 1].size())) dist[u] += counts[i][j - 1][u];
       }
     }

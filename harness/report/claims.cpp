@@ -44,7 +44,8 @@ std::vector<Claim> load_claims(const std::string& path) {
     if (c.id.empty()) in.fail("id", "expected a non-empty claim id");
     in.require_unique("id", c.id, ids);
     c.technique = in.get_string("technique", "");
-    if (c.technique.empty()) in.fail("technique", "expected a technique id, \"all\" or a variant name");
+    if (c.technique.empty())
+      in.fail("technique", "expected a technique id, \"all\" or a variant name");
     c.workload = in.get_string("workload", c.workload);
     c.device = in.get_choice("device", c.device, {"cpu", "cuda", "any"});
     c.gate_suite = in.get_string("gate_suite", c.gate_suite);
@@ -85,7 +86,8 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
     best.claim = &claim;
     best.verdict = "not_run";
     const bool applies = claim_applies(claim, device);
-    best.gates = claim.gate && applies && (claim.gate_suite.empty() || claim.gate_suite == results.suite);
+    best.gates =
+        claim.gate && applies && (claim.gate_suite.empty() || claim.gate_suite == results.suite);
     if (!applies) {
       best.reason = "claim is for " + claim.device + "; these results are from " + device;
     } else {
@@ -103,8 +105,9 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
         if (result.status == "not_applicable" || result.status == "missing") v.verdict = "not_run";
       } else if (m == nullptr || (m->n_baseline == 0 && m->n_variant == 0)) {
         v.verdict = "not_run";
-        v.reason = "no run measured " + claim.metric +
-                   (claim.metric == "time_to_target" ? " (no target accuracy, or never reached)" : "");
+        v.reason =
+            "no run measured " + claim.metric +
+            (claim.metric == "time_to_target" ? " (no target accuracy, or never reached)" : "");
       } else if (!m->defined) {
         v.verdict = "inconclusive";
         v.reason = "not measured" + (m && !m->note.empty() ? ": " + m->note : std::string());
@@ -131,8 +134,7 @@ std::vector<const Claim*> claims_for(const std::vector<Claim>& claims, const Com
                                      const Results& results) {
   std::vector<const Claim*> found;
   for (const auto& claim : claims) {
-    if (claim_applies(claim, results.device) &&
-        claim_matches(claim, comparison)) {
+    if (claim_applies(claim, results.device) && claim_matches(claim, comparison)) {
       found.push_back(&claim);
     }
   }

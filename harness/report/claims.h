@@ -22,9 +22,9 @@ struct Claim {
   std::string device = "any";  // cpu | cuda | any
   std::string gate_suite;      // "" = gate on any suite's results; else only on that suite's
   std::string metric;
-  std::string direction;       // ">=" or "<="
+  std::string direction;  // ">=" or "<="
   double threshold = 0;
-  bool gate = false;           // verify fails unless it is confirmed (on its device, gate_suite)
+  bool gate = false;  // verify fails unless it is confirmed (on its device, gate_suite)
   std::string source;
   std::string statement;
 };
@@ -40,11 +40,12 @@ struct ClaimVerdict {
   measure::Interval interval;
   int n_baseline = 0, n_variant = 0;
   std::string reason;
-  bool gates = false;    // gate, on the results' device and gate_suite: a failure fails verify
+  bool gates = false;  // gate, on the results' device and gate_suite: a failure fails verify
 };
 
 // The interval against the threshold: confirmed when it clears it, refuted when it excludes it.
-std::string verdict_for(const measure::Interval& interval, const std::string& direction, double threshold);
+std::string verdict_for(const measure::Interval& interval, const std::string& direction,
+                        double threshold);
 
 // Each claim against the comparisons of its technique (every matching workload: the worst
 // verdict wins, refuted > inconclusive > confirmed).

@@ -23,20 +23,27 @@ std::vector<MetricInfo> build_metrics() {
       {"throughput", "throughput", "samples/s", true, false,
        [](const Record& r) { return positive(r.metrics.samples_per_s); }},
       {"flop_rate", "achieved model FLOP/s", "FLOP/s", true, false,
-       [](const Record& r) { return positive(r.metrics.train_flops_per_sample * r.metrics.samples_per_s); }},
+       [](const Record& r) {
+         return positive(r.metrics.train_flops_per_sample * r.metrics.samples_per_s);
+       }},
       // Model FLOP utilisation: per device, against the matmul peak measured at the run's start.
       {"mfu", "model FLOP utilisation", "fraction", true, false,
        [](const Record& r) { return positive(r.metrics.mfu); }},
       {"step_time", "median step", "ms", true, true,
        [](const Record& r) { return positive(measure::summarize(r.metrics.step_ms).median); }},
       {"peak_bytes", "peak memory (training)", "bytes", true, true,
-       [](const Record& r) { return positive(static_cast<double>(r.metrics.peak_allocated_bytes)); }},
+       [](const Record& r) {
+         return positive(static_cast<double>(r.metrics.peak_allocated_bytes));
+       }},
       {"step_bytes", "training memory above resident", "bytes", true, true,
        [](const Record& r) {
-         return positive(static_cast<double>(r.metrics.peak_allocated_bytes - r.metrics.resident_bytes));
+         return positive(
+             static_cast<double>(r.metrics.peak_allocated_bytes - r.metrics.resident_bytes));
        }},
       {"eval_peak_bytes", "peak memory (evaluation)", "bytes", true, true,
-       [](const Record& r) { return positive(static_cast<double>(r.metrics.eval_peak_allocated_bytes)); }},
+       [](const Record& r) {
+         return positive(static_cast<double>(r.metrics.eval_peak_allocated_bytes));
+       }},
       {"eval_time", "evaluation time", "s", true, true,
        [](const Record& r) { return positive(r.metrics.eval_wall_s); }},
       {"time_to_target", "time to target", "s", true, true,
@@ -56,14 +63,17 @@ std::vector<MetricInfo> build_metrics() {
                     : std::nullopt;
        }},
       {"reserved_bytes", "peak reserved memory (CUDA, training)", "bytes", true, true,
-       [](const Record& r) { return positive(static_cast<double>(r.metrics.peak_reserved_bytes)); }},
+       [](const Record& r) {
+         return positive(static_cast<double>(r.metrics.peak_reserved_bytes));
+       }},
       {"parameters", "parameters", "count", true, true,
        [](const Record& r) { return positive(static_cast<double>(r.metrics.parameter_count)); }},
       // DDP (tip 10): throughput per process; its ratio between world sizes is the scaling
       // efficiency (1 = linear scaling).
       {"scaling_efficiency", "throughput per process", "samples/s", true, false,
        [](const Record& r) {
-         return positive(r.metrics.samples_per_s / static_cast<double>(r.metrics.distributed.world_size));
+         return positive(r.metrics.samples_per_s /
+                         static_cast<double>(r.metrics.distributed.world_size));
        }},
       {"comm_wait", "all-reduce wait per step", "ms", true, true,
        [](const Record& r) {
@@ -85,8 +95,8 @@ std::vector<const Record*> records_of(const Results& results, const std::string&
 }
 
 int count_ok(const std::vector<const Record*>& records) {
-  return static_cast<int>(std::count_if(records.begin(), records.end(),
-                                        [](const Record* r) { return r->status == RunStatus::kOk; }));
+  return static_cast<int>(std::count_if(
+      records.begin(), records.end(), [](const Record* r) { return r->status == RunStatus::kOk; }));
 }
 
 MetricComparison compare_metric(const Results& results, const Comparison& c, const MetricInfo& info,
@@ -102,9 +112,9 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
       std::any_of(results.records.begin(), results.records.end(), [&](const Record& r) {
         return r.workload == c.workload && r.metrics.target_accuracy > 0;
       })) {
-    m.note = "target reached by " + std::to_string(m.n_baseline) + "/" + std::to_string(baseline_ok) +
-             " baseline and " + std::to_string(m.n_variant) + "/" + std::to_string(variant_ok) +
-             " variant runs";
+    m.note = "target reached by " + std::to_string(m.n_baseline) + "/" +
+             std::to_string(baseline_ok) + " baseline and " + std::to_string(m.n_variant) + "/" +
+             std::to_string(variant_ok) + " variant runs";
   }
   if (baseline.empty() || variant.empty()) return m;
   const auto b = measure::summarize(baseline);
@@ -115,7 +125,8 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
   m.variant_cv = v.cv;
   m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
   if (info.ratio) {
-    if (b.median == 0 || std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
+    if (b.median == 0 ||
+        std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
       m.note = "baseline is 0: no ratio";
       return m;
     }
@@ -155,11 +166,13 @@ Results load_results(const std::string& path) {
   results.folder = fs::is_directory(given) ? given.string() : given.parent_path().string();
   results.records_path = fs::is_directory(given) ? (given / "runs.jsonl").string() : given.string();
   if (!fs::exists(results.records_path)) {
-    throw ConfigError(results.records_path, "",
-                      "no records here; expected a run folder (results/<suite>/<run-id>/) or its runs.jsonl");
+    throw ConfigError(
+        results.records_path, "",
+        "no records here; expected a run folder (results/<suite>/<run-id>/) or its runs.jsonl");
   }
   results.records = read_records(results.records_path);  // a bad line is a ConfigError
-  if (results.records.empty()) throw ConfigError(results.records_path, "", "the file has no records");
+  if (results.records.empty())
+    throw ConfigError(results.records_path, "", "the file has no records");
   const auto plan_path = fs::path(results.folder) / "plan.json";
   if (fs::exists(plan_path)) results.plan = read_json_file(plan_path.string());
   results.suite = results.records.front().suite;
@@ -172,7 +185,8 @@ std::vector<Comparison> planned_comparisons(const Results& results) {
   std::vector<Comparison> comparisons;
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& record : results.records) {
-    if (record.variant == "baseline" || !seen.insert({record.workload, record.variant}).second) continue;
+    if (record.variant == "baseline" || !seen.insert({record.workload, record.variant}).second)
+      continue;
     comparisons.push_back({record.workload, record.variant, "baseline", record.variant});
   }
   return comparisons;
@@ -207,7 +221,8 @@ std::vector<ComparisonResult> compare(const Results& results) {
     }
     if (baseline.empty() || variant.empty()) {
       result.status = "missing";
-      result.reason = "no records of " + (baseline.empty() ? comparison.baseline : comparison.variant);
+      result.reason =
+          "no records of " + (baseline.empty() ? comparison.baseline : comparison.variant);
     } else if (not_applicable != nullptr) {
       result.status = "not_applicable";
       result.reason = not_applicable->message;

@@ -18,10 +18,10 @@ namespace speedbench::report {
 
 // A per-run number the report compares.
 struct MetricInfo {
-  std::string id;           // the name claims use: "throughput", "peak_bytes", ...
-  std::string title;        // column title
+  std::string id;     // the name claims use: "throughput", "peak_bytes", ...
+  std::string title;  // column title
   std::string unit;
-  bool ratio = true;        // ratio of medians (variant / baseline); else their difference
+  bool ratio = true;  // ratio of medians (variant / baseline); else their difference
   bool lower_is_better = false;
   std::function<std::optional<double>(const Record&)> value;  // nullopt: not measured in this run
 };
@@ -34,7 +34,7 @@ struct MetricComparison {
   int n_baseline = 0, n_variant = 0;  // runs with a value (time_to_target: runs that reached it)
   double baseline_median = 0, variant_median = 0;
   double baseline_cv = 0, variant_cv = 0;  // over repetitions
-  bool defined = false;  // both sides have values (and a non-zero baseline for a ratio)
+  bool defined = false;        // both sides have values (and a non-zero baseline for a ratio)
   measure::Interval interval;  // ratio or difference, with its bootstrap 95% interval
   double p_value = 1;          // Mann-Whitney U, two-sided (1 when a side has no values)
   std::string note;            // e.g. "target reached by 1/3 baseline runs"
@@ -58,7 +58,7 @@ struct Results {
   nlohmann::json plan;  // null when absent (records from run-one)
   std::vector<Record> records;
   std::string suite;
-  std::string device;   // cpu | cuda (from the records' configs)
+  std::string device;  // cpu | cuda (from the records' configs)
 };
 
 // `path` is a run folder or its runs.jsonl. Throws ConfigError for a missing or empty file.

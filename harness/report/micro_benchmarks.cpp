@@ -34,7 +34,8 @@ MicroBenchmark parse_entry(const nlohmann::json& entry, const std::string& path,
   b.family = name.substr(0, first);
   if (first != std::string::npos) {
     const auto second = name.find('/', first + 1);
-    b.variant = name.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+    b.variant = name.substr(first + 1,
+                            second == std::string::npos ? std::string::npos : second - first - 1);
     if (second != std::string::npos) b.argument = name.substr(second + 1);
   }
   if (entry.value("error_occurred", false)) {
@@ -56,8 +57,9 @@ MicroBenchmark parse_entry(const nlohmann::json& entry, const std::string& path,
 std::vector<MicroBenchmark> read_micro_benchmarks(const std::string& path) {
   const auto json = read_json_file(path);
   if (!json.is_object() || !json.contains("benchmarks") || !json["benchmarks"].is_array()) {
-    throw ConfigError(path, "benchmarks",
-                      "expected Google Benchmark JSON (--benchmark_out=FILE --benchmark_out_format=json)");
+    throw ConfigError(
+        path, "benchmarks",
+        "expected Google Benchmark JSON (--benchmark_out=FILE --benchmark_out_format=json)");
   }
   const auto& entries = json["benchmarks"];
   bool has_medians = false;
@@ -74,10 +76,12 @@ std::vector<MicroBenchmark> read_micro_benchmarks(const std::string& path) {
   return out;
 }
 
-std::string micro_benchmark_markdown(const std::vector<MicroBenchmark>& benchmarks, const std::string& source) {
+std::string micro_benchmark_markdown(const std::vector<MicroBenchmark>& benchmarks,
+                                     const std::string& source) {
   std::ostringstream out;
   out << "\n## Micro-benchmarks\n\nFrom `" << source
-      << "` (Google Benchmark). Speedup = the family's first variant's time / this variant's, at the "
+      << "` (Google Benchmark). Speedup = the family's first variant's time / this variant's, at "
+         "the "
          "same size.\n";
   std::vector<std::string> families;
   for (const auto& b : benchmarks) {
@@ -85,17 +89,20 @@ std::string micro_benchmark_markdown(const std::vector<MicroBenchmark>& benchmar
   }
   for (const auto& family : families) {
     std::map<std::string, double> first_time;  // argument -> the first variant's time
-    out << "\n### " << family << "\n\n| size | variant | time | throughput | speedup |\n|---|---|---|---|---|\n";
+    out << "\n### " << family
+        << "\n\n| size | variant | time | throughput | speedup |\n|---|---|---|---|---|\n";
     for (const auto& b : benchmarks) {
       if (b.family != family) continue;
       if (!b.error.empty()) {
-        out << "| " << b.argument << " | " << b.variant << " | skipped: " << b.error << " | - | - |\n";
+        out << "| " << b.argument << " | " << b.variant << " | skipped: " << b.error
+            << " | - | - |\n";
         continue;
       }
       const auto [it, inserted] = first_time.emplace(b.argument, b.real_time);
       out << "| " << (b.argument.empty() ? "-" : b.argument) << " | " << b.variant << " | "
           << format_number("%.4g ", b.real_time) << b.time_unit << " | " << rate_text(b) << " | "
-          << (inserted ? "1x (reference)" : format_number("%.2fx", it->second / b.real_time)) << " |\n";
+          << (inserted ? "1x (reference)" : format_number("%.2fx", it->second / b.real_time))
+          << " |\n";
     }
   }
   return out.str();
@@ -104,9 +111,13 @@ std::string micro_benchmark_markdown(const std::vector<MicroBenchmark>& benchmar
 nlohmann::json micro_benchmarks_json(const std::vector<MicroBenchmark>& benchmarks) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& b : benchmarks) {
-    out.push_back({{"family", b.family}, {"variant", b.variant}, {"argument", b.argument},
-                   {"real_time", b.real_time}, {"time_unit", b.time_unit},
-                   {"items_per_second", b.items_per_second}, {"bytes_per_second", b.bytes_per_second},
+    out.push_back({{"family", b.family},
+                   {"variant", b.variant},
+                   {"argument", b.argument},
+                   {"real_time", b.real_time},
+                   {"time_unit", b.time_unit},
+                   {"items_per_second", b.items_per_second},
+                   {"bytes_per_second", b.bytes_per_second},
                    {"error", b.error}});
   }
   return out;

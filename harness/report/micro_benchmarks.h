@@ -19,14 +19,15 @@ struct MicroBenchmark {
   std::string time_unit;
   double items_per_second = 0;
   double bytes_per_second = 0;
-  std::string error;     // a skipped case's reason (e.g. no CUDA device)
+  std::string error;  // a skipped case's reason (e.g. no CUDA device)
 };
 
 // Reads the file; with --benchmark_repetitions the median aggregates are used. A file that is
 // not Google Benchmark JSON is a ConfigError naming the file and the field.
 std::vector<MicroBenchmark> read_micro_benchmarks(const std::string& path);
 
-std::string micro_benchmark_markdown(const std::vector<MicroBenchmark>& benchmarks, const std::string& source);
+std::string micro_benchmark_markdown(const std::vector<MicroBenchmark>& benchmarks,
+                                     const std::string& source);
 nlohmann::json micro_benchmarks_json(const std::vector<MicroBenchmark>& benchmarks);
 
 }  // namespace speedbench::report

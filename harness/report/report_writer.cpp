@@ -13,7 +13,7 @@ namespace speedbench::report {
 
 namespace {
 
-constexpr double kNoisyCv = 0.10;  // a coefficient of variation above this is flagged
+constexpr double kNoisyCv = 0.10;           // a coefficient of variation above this is flagged
 constexpr double kBusyCoresAtStart = 0.25;  // other processes' load that flags a run
 constexpr int kMinRepetitionsForUTest = 5;
 
@@ -60,7 +60,8 @@ std::string claim_text(const Claim& claim) {
 std::string verdict_of(const std::vector<ClaimVerdict>& verdicts, const Claim* claim,
                        const std::string& workload) {
   for (const auto& v : verdicts) {
-    if (v.claim == claim) return v.workload == workload || v.workload.empty() ? v.verdict : "(see claims)";
+    if (v.claim == claim)
+      return v.workload == workload || v.workload.empty() ? v.verdict : "(see claims)";
   }
   return "";
 }
@@ -96,8 +97,9 @@ std::string variant_tables(const Results& results) {
     if (key.first != workload) {
       workload = key.first;
       out << "\n### " << workload << "\n\n"
-          << header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s (MFU)", "median step ms", "peak MiB train / eval",
-                     "accuracy", "time to target s (reached)", "syncs/step (CUDA)", "parameters"});
+          << header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s (MFU)",
+                     "median step ms", "peak MiB train / eval", "accuracy",
+                     "time to target s (reached)", "syncs/step (CUDA)", "parameters"});
     }
     int runs = 0, ok = 0, reached = 0;
     std::string other;
@@ -106,10 +108,12 @@ std::string variant_tables(const Results& results) {
       runs += 1;
       ok += r.status == RunStatus::kOk;
       reached += r.metrics.time_to_target_s.has_value();
-      if (r.status != RunStatus::kOk && other.empty()) other = to_string(r.status) + ": " + r.message;
+      if (r.status != RunStatus::kOk && other.empty())
+        other = to_string(r.status) + ": " + r.message;
     }
     if (ok == 0) {
-      out << row({key.second, std::to_string(ok) + "/" + std::to_string(runs), other, "", "", "", "", "", "", ""});
+      out << row({key.second, std::to_string(ok) + "/" + std::to_string(runs), other, "", "", "",
+                  "", "", "", ""});
       continue;
     }
     const auto throughput = median(key, "throughput");
@@ -123,27 +127,35 @@ std::string variant_tables(const Results& results) {
     const auto device_syncs = median(key, "device_syncs_per_step");
     const auto mfu = median(key, "mfu");
     const auto params = median(key, "parameters");
-    out << row({key.second, std::to_string(ok) + "/" + std::to_string(runs),
-                throughput ? format("%.0f", throughput->median) + " (" + format("%.1f%%", 100 * throughput->cv) + ")" : "-",
-                (flop_rate ? format("%.2f", flop_rate->median / 1e9) : "-") +
-                    (mfu ? format(" (%.1f%%)", 100 * mfu->median) : ""),
-                step ? format("%.2f", step->median) : "-",
-                (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
-                accuracy ? format("%.4f", accuracy->median) : "-",
-                ttt ? format("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" + std::to_string(ok) + ")"
-                    : "- (0/" + std::to_string(ok) + ")",
-                (syncs ? format("%.2f", syncs->median) : "-") +
-                    (device_syncs ? format(" (%.2f)", device_syncs->median) : ""),
-                params ? format("%.0f", params->median) : "-"});
+    out << row(
+        {key.second, std::to_string(ok) + "/" + std::to_string(runs),
+         throughput ? format("%.0f", throughput->median) + " (" +
+                          format("%.1f%%", 100 * throughput->cv) + ")"
+                    : "-",
+         (flop_rate ? format("%.2f", flop_rate->median / 1e9) : "-") +
+             (mfu ? format(" (%.1f%%)", 100 * mfu->median) : ""),
+         step ? format("%.2f", step->median) : "-",
+         (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
+         accuracy ? format("%.4f", accuracy->median) : "-",
+         ttt ? format("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" +
+                   std::to_string(ok) + ")"
+             : "- (0/" + std::to_string(ok) + ")",
+         (syncs ? format("%.2f", syncs->median) : "-") +
+             (device_syncs ? format(" (%.2f)", device_syncs->median) : ""),
+         params ? format("%.0f", params->median) : "-"});
   }
   return out.str();
 }
 
 nlohmann::json interval_json(const MetricComparison& m) {
-  nlohmann::json j = {{"n_baseline", m.n_baseline},       {"n_variant", m.n_variant},
-                      {"baseline_median", m.baseline_median}, {"variant_median", m.variant_median},
-                      {"baseline_cv", m.baseline_cv},     {"variant_cv", m.variant_cv},
-                      {"defined", m.defined},             {"p_value", m.p_value},
+  nlohmann::json j = {{"n_baseline", m.n_baseline},
+                      {"n_variant", m.n_variant},
+                      {"baseline_median", m.baseline_median},
+                      {"variant_median", m.variant_median},
+                      {"baseline_cv", m.baseline_cv},
+                      {"variant_cv", m.variant_cv},
+                      {"defined", m.defined},
+                      {"p_value", m.p_value},
                       {"note", m.note}};
   if (m.defined) {
     j["estimate"] = m.interval.estimate;
@@ -222,14 +234,19 @@ std::string scaling_table(const ReportInputs& in) {
     const auto steps = metric_values(in.results, c.workload, c.variant, *find_metric("step_time"));
     if (!waits.empty() && !steps.empty()) {
       const double w = measure::summarize(waits).median;
-      wait = format("%.2f ms", w) + format(" (%.0f%% of a step)", 100 * w / measure::summarize(steps).median);
+      wait = format("%.2f ms", w) +
+             format(" (%.0f%% of a step)", 100 * w / measure::summarize(steps).median);
     }
     for (const auto& record : in.results.records) {
-      if (record.workload != c.workload || record.variant != c.variant || record.status != RunStatus::kOk) continue;
+      if (record.workload != c.workload || record.variant != c.variant ||
+          record.status != RunStatus::kOk)
+        continue;
       const auto& d = record.metrics.distributed;
       ranks.clear();
-      for (double ms : d.rank_step_ms_median) ranks += (ranks.empty() ? "" : " / ") + format("%.1f", ms);
-      buckets = std::to_string(d.buckets) + " (" + std::to_string(d.overlapped_buckets) + " during backward)";
+      for (double ms : d.rank_step_ms_median)
+        ranks += (ranks.empty() ? "" : " / ") + format("%.1f", ms);
+      buckets = std::to_string(d.buckets) + " (" + std::to_string(d.overlapped_buckets) +
+                " during backward)";
       break;
     }
     out << row({c.workload, std::to_string(base_world) + " -> " + std::to_string(world),
@@ -260,7 +277,8 @@ std::string health_section(const ReportInputs& in) {
     }
     const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
     if (state.value("busy_cores", 0.0) > kBusyCoresAtStart) {
-      flags.push_back("other load at start: " + format("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
+      flags.push_back("other load at start: " + format("%.2f", state.value("busy_cores", 0.0)) +
+                      " cores busy");
     }
     const auto governor = state.value("cpufreq_governor", std::string("unavailable"));
     if (governor != "unavailable" && governor != "performance") {
@@ -282,12 +300,14 @@ std::string health_section(const ReportInputs& in) {
     }
   }
   std::ostringstream out;
-  out << "\n## Measurement health\n\n" << flagged << " of " << in.results.records.size()
+  out << "\n## Measurement health\n\n"
+      << flagged << " of " << in.results.records.size()
       << " runs flagged (step-time CV above 10%, more than " << format("%.2f", kBusyCoresAtStart)
       << " cores busy with other work when the run started, or a CPU frequency governor other "
          "than performance; on machines that do not expose cpufreq, e.g. most VMs, the governor is "
          "unknown).\n";
-  if (flagged > 0) out << "\n" << header({"workload", "variant", "repetition", "flags"}) << runs.str();
+  if (flagged > 0)
+    out << "\n" << header({"workload", "variant", "repetition", "flags"}) << runs.str();
   if (!few.str().empty()) {
     out << "\nToo few repetitions for the Mann-Whitney U test to reach p < 0.05 reliably (fewer "
            "than 5 runs on a side; with 3 vs 3 the smallest possible p is 0.1):\n\n"
@@ -314,8 +334,9 @@ std::string markdown_report(const ReportInputs& in) {
         << "Design `" << results.plan.value("design", "") << "`, "
         << results.plan.value("repetitions", 0) << " repetitions, interleaved. ";
   }
-  out << results.records.size() << " records (" << status_text << "), " << first.started_at << " to "
-      << results.records.back().finished_at << ", run folder `" << results.folder << "`.\n\n"
+  out << results.records.size() << " records (" << status_text << "), " << first.started_at
+      << " to " << results.records.back().finished_at << ", run folder `" << results.folder
+      << "`.\n\n"
       << "Ratios are variant / baseline of the medians over repetitions, with a bootstrap 95% "
          "interval; p is the two-sided Mann-Whitney U test on per-run throughput; CV is the "
          "coefficient of variation of throughput over repetitions (baseline/variant, flagged "
@@ -323,7 +344,8 @@ std::string markdown_report(const ReportInputs& in) {
          "steps above what was resident when training started (the dataset, the model): "
          "activations, gradients, optimizer state. Accuracy is a difference, not a ratio.\n\n";
 
-  out << "## By technique\n\n" << technique_overview(in) << "\n## Summary\n\n"
+  out << "## By technique\n\n"
+      << technique_overview(in) << "\n## Summary\n\n"
       << header({"workload", "technique", "n base/var", "throughput", "p", "CV", "training memory",
                  "accuracy delta", "time to target", "claim", "verdict"});
   std::ostringstream skipped;
@@ -339,37 +361,40 @@ std::string markdown_report(const ReportInputs& in) {
       claim += (claim.empty() ? "" : "; ") + claim_text(*cl);
       verdict += (verdict.empty() ? "" : "; ") + verdict_of(in.verdicts, cl, c.workload);
     }
-    out << row({c.workload, c.label, std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
-                metric_text(r, "throughput"), p_text(throughput), cv_text(throughput),
-                metric_text(r, "step_bytes"), metric_text(r, "accuracy"),
-                metric_text(r, "time_to_target"), claim.empty() ? "-" : claim,
-                verdict.empty() ? "-" : verdict});
+    out << row(
+        {c.workload, c.label, std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
+         metric_text(r, "throughput"), p_text(throughput), cv_text(throughput),
+         metric_text(r, "step_bytes"), metric_text(r, "accuracy"), metric_text(r, "time_to_target"),
+         claim.empty() ? "-" : claim, verdict.empty() ? "-" : verdict});
   }
   if (!skipped.str().empty()) {
-    out << "\n## Not compared\n\n" << header({"workload", "technique", "status", "reason"}) << skipped.str();
+    out << "\n## Not compared\n\n"
+        << header({"workload", "technique", "status", "reason"}) << skipped.str();
   }
   out << scaling_table(in);
   if (!in.verdicts.empty()) out << "\n## Claims\n\n" << verdict_table(in.verdicts);
 
-  out << "\n## Published claims of the techniques compared\n\n" << header({"technique", "tip", "claim", "source"});
+  out << "\n## Published claims of the techniques compared\n\n"
+      << header({"technique", "tip", "claim", "source"});
   std::set<std::string> listed;
   for (const auto& r : in.comparisons) {
     const auto* info = find_technique(r.comparison.label);
     if (info == nullptr || !listed.insert(info->id).second) continue;
-    out << row({info->id, info->tip > 0 ? std::to_string(info->tip) : "-", info->claim, info->source});
+    out << row(
+        {info->id, info->tip > 0 ? std::to_string(info->tip) : "-", info->claim, info->source});
   }
 
   out << "\n## More metrics per comparison\n\n"
-      << header({"workload", "technique", "median step", "model FLOP/s", "MFU", "peak memory (total)",
-                 "peak reserved (CUDA)", "eval peak memory", "eval time", "syncs per step",
-                 "CUDA syncs per step", "parameters"});
+      << header({"workload", "technique", "median step", "model FLOP/s", "MFU",
+                 "peak memory (total)", "peak reserved (CUDA)", "eval peak memory", "eval time",
+                 "syncs per step", "CUDA syncs per step", "parameters"});
   for (const auto& r : in.comparisons) {
     if (r.status != "ok") continue;
     out << row({r.comparison.workload, r.comparison.label, metric_text(r, "step_time"),
                 metric_text(r, "flop_rate"), metric_text(r, "mfu"), metric_text(r, "peak_bytes"),
-                metric_text(r, "reserved_bytes"), metric_text(r, "eval_peak_bytes"), metric_text(r, "eval_time"),
-                metric_text(r, "syncs_per_step"), metric_text(r, "device_syncs_per_step"),
-                metric_text(r, "parameters")});
+                metric_text(r, "reserved_bytes"), metric_text(r, "eval_peak_bytes"),
+                metric_text(r, "eval_time"), metric_text(r, "syncs_per_step"),
+                metric_text(r, "device_syncs_per_step"), metric_text(r, "parameters")});
   }
   out << "\n## Variants\n" << variant_tables(results);
 
@@ -388,8 +413,10 @@ nlohmann::json summary_json(const ReportInputs& in) {
     for (const auto& m : r.metrics) metrics[m.metric] = interval_json(m);
     nlohmann::json claimed = nlohmann::json::array();
     for (const auto* claim : claims_for(in.claims, r.comparison, in.results)) {
-      claimed.push_back({{"id", claim->id}, {"metric", claim->metric},
-                         {"direction", claim->direction}, {"threshold", claim->threshold}});
+      claimed.push_back({{"id", claim->id},
+                         {"metric", claim->metric},
+                         {"direction", claim->direction},
+                         {"threshold", claim->threshold}});
     }
     comparisons.push_back({{"workload", r.comparison.workload},
                            {"label", r.comparison.label},
@@ -404,11 +431,16 @@ nlohmann::json summary_json(const ReportInputs& in) {
   }
   nlohmann::json verdicts = nlohmann::json::array();
   for (const auto& v : in.verdicts) {
-    nlohmann::json j = {{"id", v.claim->id},         {"technique", v.claim->technique},
-                        {"metric", v.claim->metric}, {"direction", v.claim->direction},
-                        {"threshold", v.claim->threshold}, {"gate", v.claim->gate},
-                        {"verdict", v.verdict},      {"workload", v.workload},
-                        {"reason", v.reason},        {"source", v.claim->source}};
+    nlohmann::json j = {{"id", v.claim->id},
+                        {"technique", v.claim->technique},
+                        {"metric", v.claim->metric},
+                        {"direction", v.claim->direction},
+                        {"threshold", v.claim->threshold},
+                        {"gate", v.claim->gate},
+                        {"verdict", v.verdict},
+                        {"workload", v.workload},
+                        {"reason", v.reason},
+                        {"source", v.claim->source}};
     if (v.measured) {
       j["estimate"] = v.interval.estimate;
       j["low"] = v.interval.low;
@@ -430,7 +462,8 @@ nlohmann::json summary_json(const ReportInputs& in) {
 
 std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
   std::ostringstream out;
-  out << header({"claim", "technique", "workload", "claimed", "measured [95% CI]", "n", "verdict", "gate", "note"});
+  out << header({"claim", "technique", "workload", "claimed", "measured [95% CI]", "n", "verdict",
+                 "gate", "note"});
   for (const auto& v : verdicts) {
     const auto* info = find_metric(v.claim->metric);
     std::string measured = "-";
@@ -440,8 +473,8 @@ std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
       m.interval = v.interval;
       measured = interval_text(&m, *info);
     }
-    out << row({v.claim->id, v.claim->technique, v.workload.empty() ? v.claim->workload : v.workload,
-                claim_text(*v.claim), measured,
+    out << row({v.claim->id, v.claim->technique,
+                v.workload.empty() ? v.claim->workload : v.workload, claim_text(*v.claim), measured,
                 v.measured ? std::to_string(v.n_baseline) + "/" + std::to_string(v.n_variant) : "-",
                 v.verdict, v.gates ? "yes" : "no", v.reason});
   }
@@ -457,8 +490,8 @@ std::string console_summary(const ReportInputs& in) {
   for (const auto& r : in.comparisons) {
     const auto& c = r.comparison;
     if (r.status != "ok") {
-      std::snprintf(line, sizeof line, "%-14s %-18s %s: %.80s\n", c.workload.c_str(), c.label.c_str(),
-                    r.status.c_str(), r.reason.c_str());
+      std::snprintf(line, sizeof line, "%-14s %-18s %s: %.80s\n", c.workload.c_str(),
+                    c.label.c_str(), r.status.c_str(), r.reason.c_str());
     } else {
       std::snprintf(line, sizeof line, "%-14s %-18s %-7s %-24s %-24s %-26s\n", c.workload.c_str(),
                     c.label.c_str(),

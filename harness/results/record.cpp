@@ -11,7 +11,8 @@ namespace {
 
 template <typename T>
 T field(const nlohmann::json& json, const char* key) {
-  if (!json.contains(key)) throw std::invalid_argument(std::string("record has no field '") + key + "'");
+  if (!json.contains(key))
+    throw std::invalid_argument(std::string("record has no field '") + key + "'");
   try {
     return json.at(key).get<T>();
   } catch (const nlohmann::json::exception& error) {
@@ -26,8 +27,11 @@ nlohmann::json optional_to_json(const std::optional<double>& value) {
 nlohmann::json metrics_to_json(const RunMetrics& m) {
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& p : m.curve) {
-    curve.push_back({{"step", p.step}, {"epoch", p.epoch}, {"wall_s", p.wall_s},
-                     {"train_loss", p.train_loss}, {"test_loss", p.test_loss},
+    curve.push_back({{"step", p.step},
+                     {"epoch", p.epoch},
+                     {"wall_s", p.wall_s},
+                     {"train_loss", p.train_loss},
+                     {"test_loss", p.test_loss},
                      {"test_accuracy", p.test_accuracy}});
   }
   const auto steps = measure::summarize(m.step_ms);
@@ -43,7 +47,10 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"step_losses", m.step_losses},
       {"step_lrs", m.step_lrs},
       {"step_ms_summary",
-       {{"median", steps.median}, {"mean", steps.mean}, {"p10", steps.p10}, {"p90", steps.p90},
+       {{"median", steps.median},
+        {"mean", steps.mean},
+        {"p10", steps.p10},
+        {"p90", steps.p90},
         {"cv", steps.cv}}},
       {"data_wait_ms_total", m.data_wait_ms_total},
       {"samples_per_s", m.samples_per_s},
@@ -65,12 +72,16 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"final_test_accuracy", m.final_test_accuracy},
       {"target_accuracy", m.target_accuracy},
       {"time_to_target_s", optional_to_json(m.time_to_target_s)},
-      {"steps_to_target", m.steps_to_target ? nlohmann::json(*m.steps_to_target) : nlohmann::json(nullptr)},
+      {"steps_to_target",
+       m.steps_to_target ? nlohmann::json(*m.steps_to_target) : nlohmann::json(nullptr)},
       {"curve", curve},
       {"distributed",
-       {{"world_size", m.distributed.world_size}, {"backend", m.distributed.backend},
-        {"launcher", m.distributed.launcher}, {"bucket_cap_bytes", m.distributed.bucket_cap_bytes},
-        {"buckets", m.distributed.buckets}, {"overlapped_buckets", m.distributed.overlapped_buckets},
+       {{"world_size", m.distributed.world_size},
+        {"backend", m.distributed.backend},
+        {"launcher", m.distributed.launcher},
+        {"bucket_cap_bytes", m.distributed.bucket_cap_bytes},
+        {"buckets", m.distributed.buckets},
+        {"overlapped_buckets", m.distributed.overlapped_buckets},
         {"comm_wait_ms_total", m.distributed.comm_wait_ms_total},
         {"rank_step_ms_median", m.distributed.rank_step_ms_median}}},
   };
@@ -102,7 +113,8 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   m.host_syncs = field<int64_t>(j, "host_syncs");
   // Fields added with the GPU path (issue 6); older records lack them.
   if (j.contains("step_timing")) m.step_timing = field<std::string>(j, "step_timing");
-  if (j.contains("peak_reserved_bytes")) m.peak_reserved_bytes = field<int64_t>(j, "peak_reserved_bytes");
+  if (j.contains("peak_reserved_bytes"))
+    m.peak_reserved_bytes = field<int64_t>(j, "peak_reserved_bytes");
   if (j.contains("device_syncs") && !j.at("device_syncs").is_null()) {
     m.device_syncs = field<int64_t>(j, "device_syncs");
   }

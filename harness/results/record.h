@@ -15,21 +15,21 @@ constexpr int kRecordSchemaVersion = 1;
 
 struct Record {
   int schema_version = kRecordSchemaVersion;
-  std::string run_id;        // the suite invocation (results/<suite>/<run_id>/)
+  std::string run_id;  // the suite invocation (results/<suite>/<run_id>/)
   std::string suite;
-  int64_t run_index = 0;     // position in the suite's plan
+  int64_t run_index = 0;  // position in the suite's plan
   std::string workload;
   std::string variant = "baseline";
   int64_t repetition = 0;
   int64_t seed = 0;
   RunStatus status = RunStatus::kOk;
-  std::string message;       // why a run is not ok; "" when it is
+  std::string message;                     // why a run is not ok; "" when it is
   std::vector<std::string> techniques_on;  // registry ids whose mechanism this run applies
-  std::string started_at;    // ISO 8601 UTC
+  std::string started_at;                  // ISO 8601 UTC
   std::string finished_at;
   std::string data_source;
   double unigram_entropy_bits = 0;  // text workloads only (0 otherwise)
-  nlohmann::json config;     // the full resolved TrainConfig
+  nlohmann::json config;            // the full resolved TrainConfig
   RunMetrics metrics;
   nlohmann::json environment;
 };

@@ -75,18 +75,20 @@ void check_output_folder(const std::string& folder, const std::string& flag) {
   // Create what is missing, then remove exactly that again: a run that fails later on bad input
   // must leave nothing behind.
   std::vector<std::filesystem::path> missing;
-  for (auto p = std::filesystem::absolute(folder); !std::filesystem::exists(p) && p != p.parent_path();
-       p = p.parent_path()) {
+  for (auto p = std::filesystem::absolute(folder);
+       !std::filesystem::exists(p) && p != p.parent_path(); p = p.parent_path()) {
     missing.push_back(p);
   }
   std::error_code error;
   std::filesystem::create_directories(folder, error);
-  const bool usable = !error && std::filesystem::is_directory(folder) && ::access(folder.c_str(), W_OK) == 0;
+  const bool usable =
+      !error && std::filesystem::is_directory(folder) && ::access(folder.c_str(), W_OK) == 0;
   for (const auto& created : missing) std::filesystem::remove(created, error);  // deepest first
   if (!usable) {
     throw ConfigError("command line", flag,
                       "cannot create or write the results folder \"" + folder + "\"" +
-                          (error ? " (" + error.message() + ")" : "") + "; expected a writable folder");
+                          (error ? " (" + error.message() + ")" : "") +
+                          "; expected a writable folder");
   }
 }
 

@@ -16,7 +16,7 @@ struct ReproductionCheck {
   std::string what;      // "loss curve (bitwise)"
   std::string recorded;  // short texts for the table
   std::string rerun;
-  bool exact = true;     // an exact check (a mismatch fails the reproduction) or a timing one
+  bool exact = true;  // an exact check (a mismatch fails the reproduction) or a timing one
   bool agrees = false;
 };
 

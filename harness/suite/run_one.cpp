@@ -4,7 +4,6 @@
 #include <c10/util/Exception.h>
 #include <unistd.h>
 
-
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/distributed/process_group.h"
@@ -71,8 +70,8 @@ Record execute_run(const TrainConfig& config, const RunIdentity& identity,
     try {
       std::shared_ptr<distributed::ProcessGroup> group;
       if (launch && launch->world_size > 1) {
-        const auto timeout = std::chrono::milliseconds(
-            static_cast<int64_t>(config.techniques.ddp_timeout_s * 1000));
+        const auto timeout =
+            std::chrono::milliseconds(static_cast<int64_t>(config.techniques.ddp_timeout_s * 1000));
         group = distributed::join_process_group(*launch, config.device, timeout);
       }
       TrainOutcome outcome = train(config, progress, group);
@@ -88,7 +87,8 @@ Record execute_run(const TrainConfig& config, const RunIdentity& identity,
       record.status = is_out_of_memory(message) ? RunStatus::kOutOfMemory : RunStatus::kCrashed;
       record.message = message;
     } catch (const std::exception& error) {
-      record.status = is_out_of_memory(error.what()) ? RunStatus::kOutOfMemory : RunStatus::kCrashed;
+      record.status =
+          is_out_of_memory(error.what()) ? RunStatus::kOutOfMemory : RunStatus::kCrashed;
       record.message = error.what();
     }
   }

@@ -14,7 +14,8 @@ namespace speedbench {
 namespace {
 
 const std::regex kNamePattern("[A-Za-z0-9_.=-]+");
-constexpr const char* kNameRule = "a non-empty name of letters, digits, '_', '-', '.', '=' (not \".\" or \"..\")";
+constexpr const char* kNameRule =
+    "a non-empty name of letters, digits, '_', '-', '.', '=' (not \".\" or \"..\")";
 
 // A change to a workload's config: a technique toggle (one_at_a_time, leave_one_out) or a grid
 // or scaling variant.
@@ -118,8 +119,9 @@ const nlohmann::json& object_patch(JsonObjectReader& entry, const std::string& k
 std::vector<Toggle> read_techniques(JsonObjectReader& in, const std::vector<Workload>& workloads) {
   const auto* list = in.raw("techniques");
   if (list == nullptr || !list->is_array() || list->empty()) {
-    in.fail("techniques",
-            "expected a non-empty list of {\"id\": technique id, \"config\": {...}} for this design");
+    in.fail(
+        "techniques",
+        "expected a non-empty list of {\"id\": technique id, \"config\": {...}} for this design");
   }
   std::vector<Toggle> toggles;
   std::set<std::string> ids;
@@ -129,14 +131,16 @@ std::vector<Toggle> read_techniques(JsonObjectReader& in, const std::vector<Work
     Toggle toggle;
     toggle.name = entry.get_string("id", "");
     if (find_technique(toggle.name) == nullptr) {
-      entry.fail("id", "\"" + toggle.name + "\" is not a technique id (`speedbench list` shows them)");
+      entry.fail("id",
+                 "\"" + toggle.name + "\" is not a technique id (`speedbench list` shows them)");
     }
     entry.require_unique("id", toggle.name, ids);
     const bool has_on = entry.raw("config") != nullptr;
     const bool has_off = entry.raw("off_config") != nullptr;
     if (has_on == has_off) {
-      entry.fail("config", "give exactly one of \"config\" (turns the technique on) or "
-                           "\"off_config\" (turns off a technique that is on by default)");
+      entry.fail("config",
+                 "give exactly one of \"config\" (turns the technique on) or "
+                 "\"off_config\" (turns off a technique that is on by default)");
     }
     toggle.turns_off = has_off;
     toggle.patch = object_patch(entry, has_off ? "off_config" : "config");
@@ -151,8 +155,9 @@ std::vector<Toggle> read_techniques(JsonObjectReader& in, const std::vector<Work
 std::vector<Toggle> read_variants(JsonObjectReader& in, const std::vector<Workload>& workloads) {
   const auto* list = in.raw("variants");
   if (list == nullptr || !list->is_array() || list->size() < 2) {
-    in.fail("variants", "expected a list of at least two {\"name\": ..., \"config\": {...}}; the "
-                        "first is the baseline");
+    in.fail("variants",
+            "expected a list of at least two {\"name\": ..., \"config\": {...}}; the "
+            "first is the baseline");
   }
   std::vector<Toggle> toggles;
   std::set<std::string> names;
@@ -191,7 +196,8 @@ std::vector<Toggle> read_sweep(JsonObjectReader& in) {
   auto sweep = in.child("sweep");
   const auto field = sweep.get_string("field", "");
   if (!std::regex_match(field, std::regex("[a-z_]+(\\.[a-z_]+)*"))) {
-    sweep.fail("field", "got \"" + field + "\", expected a config field path such as \"batch_size\"");
+    sweep.fail("field",
+               "got \"" + field + "\", expected a config field path such as \"batch_size\"");
   }
   const auto* values = sweep.raw("values");
   if (values == nullptr || !values->is_array() || values->size() < 2) {
@@ -241,8 +247,8 @@ class SuiteBuilder {
  public:
   SuiteBuilder(Suite& suite, std::string file) : suite_(suite), file_(std::move(file)) {}
 
-  void add_variant(const Workload& workload, const std::string& name, const nlohmann::json& config_json,
-                   const std::string& source) {
+  void add_variant(const Workload& workload, const std::string& name,
+                   const nlohmann::json& config_json, const std::string& source) {
     SuiteVariant variant;
     variant.workload = workload.name;
     variant.name = name;
@@ -270,16 +276,17 @@ class SuiteBuilder {
   }
 
   // A technique variant must really switch the technique, never be a label.
-  void check_switches(const Toggle& toggle, const TrainConfig& reference, const TrainConfig& variant,
-                      const Workload& workload) const {
+  void check_switches(const Toggle& toggle, const TrainConfig& reference,
+                      const TrainConfig& variant, const Workload& workload) const {
     const auto* info = find_technique(toggle.name);
     const bool on_before = info->is_on(reference);
     const bool on_after = info->is_on(variant);
     if (on_before == on_after || on_after == toggle.turns_off) {
       throw ConfigError(file_, toggle.source,
                         std::string("on workload ") + workload.name + " this config leaves " +
-                            info->id + " " + (on_before ? "on" : "off") + " (" + info->config_field +
-                            "); expected it to turn it " + (toggle.turns_off ? "off" : "on"));
+                            info->id + " " + (on_before ? "on" : "off") + " (" +
+                            info->config_field + "); expected it to turn it " +
+                            (toggle.turns_off ? "off" : "on"));
     }
   }
 
@@ -328,14 +335,17 @@ void expand_leave_one_out(SuiteBuilder& out, const Workload& workload,
     const auto name = "without_" + toggle.name;
     out.add_variant(workload, name, with_all_except(toggle.name, false), toggle.source);
     // all_on must have the technique on, and leaving it out must turn it off.
-    out.check_switches(Toggle{toggle.name, {}, true, {}, toggle.source}, all_on, out.last(), workload);
+    out.check_switches(Toggle{toggle.name, {}, true, {}, toggle.source}, all_on, out.last(),
+                       workload);
     out.compare(workload, toggle.name, name, "all_on");
   }
 }
 
-void expand_in_order(SuiteBuilder& out, const Workload& workload, const std::vector<Toggle>& toggles) {
+void expand_in_order(SuiteBuilder& out, const Workload& workload,
+                     const std::vector<Toggle>& toggles) {
   const auto& baseline = toggles.front();
-  out.add_variant(workload, baseline.name, merged(workload.config_json, baseline.patch), baseline.source);
+  out.add_variant(workload, baseline.name, merged(workload.config_json, baseline.patch),
+                  baseline.source);
   for (size_t i = 1; i < toggles.size(); ++i) {
     if (!applies_to(toggles[i], workload.name)) continue;
     out.add_variant(workload, toggles[i].name, merged(workload.config_json, toggles[i].patch),
@@ -378,7 +388,8 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
   suite.name = checked_name(in, "name");
   suite.description = in.get_string("description", "");
   suite.device = in.get_choice("device", "cpu", {"cpu", "cuda"});
-  suite.design = in.get_choice("design", "grid", {"one_at_a_time", "leave_one_out", "grid", "scaling"});
+  suite.design =
+      in.get_choice("design", "grid", {"one_at_a_time", "leave_one_out", "grid", "scaling"});
   const auto order = in.get_choice("order", "interleaved", {"interleaved", "shuffled"});
   suite.repetitions = in.get_int("repetitions", 1, 1, 1000);
   const auto* base = in.raw("base");
@@ -416,8 +427,10 @@ Suite load_suite(const std::string& path, const SuiteSelection& selection) {
 nlohmann::json suite_plan_to_json(const Suite& suite) {
   nlohmann::json comparisons = nlohmann::json::array();
   for (const auto& c : suite.comparisons) {
-    comparisons.push_back(
-        {{"workload", c.workload}, {"label", c.label}, {"baseline", c.baseline}, {"variant", c.variant}});
+    comparisons.push_back({{"workload", c.workload},
+                           {"label", c.label},
+                           {"baseline", c.baseline},
+                           {"variant", c.variant}});
   }
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& run : suite.plan) {
@@ -427,9 +440,9 @@ nlohmann::json suite_plan_to_json(const Suite& suite) {
                     {"repetition", run.repetition},
                     {"config", run.config_json}});
   }
-  return {{"suite", suite.name},       {"description", suite.description},
-          {"file", suite.file},        {"device", suite.device},
-          {"design", suite.design},    {"repetitions", suite.repetitions},
+  return {{"suite", suite.name},        {"description", suite.description},
+          {"file", suite.file},         {"device", suite.device},
+          {"design", suite.design},     {"repetitions", suite.repetitions},
           {"comparisons", comparisons}, {"runs", runs}};
 }
 
@@ -437,7 +450,8 @@ std::vector<Comparison> comparisons_from_plan_json(const nlohmann::json& plan) {
   std::vector<Comparison> comparisons;
   for (const auto& c : plan.at("comparisons")) {
     comparisons.push_back({c.at("workload").get<std::string>(), c.at("label").get<std::string>(),
-                           c.at("baseline").get<std::string>(), c.at("variant").get<std::string>()});
+                           c.at("baseline").get<std::string>(),
+                           c.at("variant").get<std::string>()});
   }
   return comparisons;
 }

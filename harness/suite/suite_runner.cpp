@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -109,7 +109,8 @@ std::string run_child(const std::vector<std::string>& argv) {
 }
 
 // The run folder: a new one, or with --resume the newest earlier one whose plan is this plan.
-fs::path choose_folder(const Suite& suite, const nlohmann::json& plan, const SuiteRunOptions& options) {
+fs::path choose_folder(const Suite& suite, const nlohmann::json& plan,
+                       const SuiteRunOptions& options) {
   const auto suite_root = fs::path(options.results_root) / suite.name;
   if (!options.resume) return suite_root / make_run_id();
   std::vector<fs::path> candidates;
@@ -122,7 +123,8 @@ fs::path choose_folder(const Suite& suite, const nlohmann::json& plan, const Sui
   for (const auto& folder : candidates) {
     std::ifstream in(folder / "plan.json");
     const auto earlier = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (!earlier.is_discarded() && earlier.value("runs", nlohmann::json()) == plan["runs"]) return folder;
+    if (!earlier.is_discarded() && earlier.value("runs", nlohmann::json()) == plan["runs"])
+      return folder;
   }
   throw ConfigError("command line", "--resume",
                     "no earlier run of suite " + suite.name + " under " + suite_root.string() +
@@ -171,9 +173,11 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   if (fs::exists(folder / "plan.json")) {
     if (fs::exists(summary.records_path)) {
       if (drop_partial_last_line(summary.records_path)) {
-        std::fprintf(stderr, "resuming: dropped an unfinished last line of %s\n", summary.records_path.c_str());
+        std::fprintf(stderr, "resuming: dropped an unfinished last line of %s\n",
+                     summary.records_path.c_str());
       }
-      for (const auto& record : read_records(summary.records_path)) recorded.insert(record.run_index);
+      for (const auto& record : read_records(summary.records_path))
+        recorded.insert(record.run_index);
     }
   } else {
     // Written whole or not at all (a kill mid-write must not leave a plan that matches nothing).
@@ -191,7 +195,8 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   g_stop_signal = 0;
   struct sigaction action {};
   action.sa_handler = forward_and_stop;
-  struct sigaction previous_int {}, previous_term {};
+  struct sigaction previous_int {
+  }, previous_term{};
   sigaction(SIGINT, &action, &previous_int);
   sigaction(SIGTERM, &action, &previous_term);
 
@@ -215,13 +220,13 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
     const auto config_path = folder / (".run-" + std::to_string(run.index) + ".config.json");
     std::ofstream(config_path) << run.config_json.dump(2);
     std::vector<std::string> argv = {options.executable, "run-one",
-                                     "--config", config_path.string(),
-                                     "--records", summary.records_path,
-                                     "--run-id", run_id,
-                                     "--suite", suite.name,
-                                     "--variant", run.variant,
-                                     "--run-index", std::to_string(run.index),
-                                     "--repetition", std::to_string(run.repetition),
+                                     "--config",         config_path.string(),
+                                     "--records",        summary.records_path,
+                                     "--run-id",         run_id,
+                                     "--suite",          suite.name,
+                                     "--variant",        run.variant,
+                                     "--run-index",      std::to_string(run.index),
+                                     "--repetition",     std::to_string(run.repetition),
                                      "--brief"};
     if (!options.data_root.empty()) {
       argv.insert(argv.end(), {"--data-root", options.data_root});
@@ -239,23 +244,34 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
     }
     if (!last) {
       // The child died before writing: record the crash so the report shows it.
-      last = crashed_record(run.config, identity, failure.empty() ? "the run wrote no record" : failure);
+      last = crashed_record(run.config, identity,
+                            failure.empty() ? "the run wrote no record" : failure);
       append_record(summary.records_path, *last);
     }
     summary.runs += 1;
     switch (last->status) {
-      case RunStatus::kOk: summary.ok += 1; break;
-      case RunStatus::kNotApplicable: summary.not_applicable += 1; break;
-      case RunStatus::kCrashed: summary.crashed += 1; break;
-      default: summary.diverged_or_oom += 1; break;
+      case RunStatus::kOk:
+        summary.ok += 1;
+        break;
+      case RunStatus::kNotApplicable:
+        summary.not_applicable += 1;
+        break;
+      case RunStatus::kCrashed:
+        summary.crashed += 1;
+        break;
+      default:
+        summary.diverged_or_oom += 1;
+        break;
     }
   }
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
-  const auto took = format_duration(std::chrono::duration<double>(Clock::now() - suite_start).count());
+  const auto took =
+      format_duration(std::chrono::duration<double>(Clock::now() - suite_start).count());
   if (g_stop_signal != 0) {
     summary.interrupted = true;
-    std::fprintf(stderr, "suite %s: interrupted (%s) after %d runs in %s; the run in flight was "
+    std::fprintf(stderr,
+                 "suite %s: interrupted (%s) after %d runs in %s; the run in flight was "
                  "dropped. Continue with the same command and --resume\n",
                  suite.name.c_str(), strsignal(g_stop_signal), summary.runs, took.c_str());
     return summary;
@@ -263,7 +279,9 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   std::fprintf(stderr, "suite %s: %d ok, %d diverged/oom, %d not applicable, %d crashed in %s%s\n",
                suite.name.c_str(), summary.ok, summary.diverged_or_oom, summary.not_applicable,
                summary.crashed, took.c_str(),
-               summary.skipped > 0 ? (" (" + std::to_string(summary.skipped) + " recorded before)").c_str() : "");
+               summary.skipped > 0
+                   ? (" (" + std::to_string(summary.skipped) + " recorded before)").c_str()
+                   : "");
   return summary;
 }
 

@@ -22,11 +22,11 @@ struct SuiteRunSummary {
   std::string records_path;  // results/<suite>/<run-id>/runs.jsonl
   int runs = 0;
   int ok = 0;
-  int crashed = 0;         // the harness failed: the suite's exit code says so
-  int diverged_or_oom = 0; // results, not failures of the harness
+  int crashed = 0;          // the harness failed: the suite's exit code says so
+  int diverged_or_oom = 0;  // results, not failures of the harness
   int not_applicable = 0;
-  int skipped = 0;          // already recorded (--resume)
-  bool interrupted = false; // SIGINT/SIGTERM: the run in flight was dropped, the rest not started
+  int skipped = 0;           // already recorded (--resume)
+  bool interrupted = false;  // SIGINT/SIGTERM: the run in flight was dropped, the rest not started
 };
 
 // Throws ConfigError when --resume finds no earlier run with the same plan.

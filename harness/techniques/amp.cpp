@@ -25,8 +25,10 @@ AutocastGuard::~AutocastGuard() {
 
 GradScaler::GradScaler(const torch::Device& device, double initial_scale, double growth_factor,
                        double backoff_factor, int64_t growth_interval)
-    : scale_(torch::full({1}, initial_scale, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
-      growth_tracker_(torch::zeros({1}, torch::TensorOptions().dtype(torch::kInt32).device(device))),
+    : scale_(torch::full({1}, initial_scale,
+                         torch::TensorOptions().dtype(torch::kFloat32).device(device))),
+      growth_tracker_(
+          torch::zeros({1}, torch::TensorOptions().dtype(torch::kInt32).device(device))),
       found_inf_(torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat32).device(device))),
       growth_factor_(growth_factor),
       backoff_factor_(backoff_factor),

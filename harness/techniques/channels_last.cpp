@@ -12,7 +12,8 @@ void convert_to_channels_last(torch::nn::Module& module) {
     // the stem's output and everything up to the first block would stay NCHW and mix formats
     // (slow elementwise paths, copies). Python's Module.to(memory_format=...) restrides too.
     if (parameter.dim() == 4) {
-      parameter.set_data(at::empty_like(parameter, at::MemoryFormat::ChannelsLast).copy_(parameter));
+      parameter.set_data(
+          at::empty_like(parameter, at::MemoryFormat::ChannelsLast).copy_(parameter));
     }
   }
 }

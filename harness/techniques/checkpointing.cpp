@@ -33,8 +33,8 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    auto capsule = c10::static_intrusive_pointer_cast<SegmentCapsule>(
-        ctx->saved_data["capsule"].toCapsule());
+    auto capsule =
+        c10::static_intrusive_pointer_cast<SegmentCapsule>(ctx->saved_data["capsule"].toCapsule());
     auto input = ctx->get_saved_variables()[0].detach().requires_grad_(ctx->needs_input_grad(0));
 
     // Recompute with the forward's RNG state; restore the RNG, and after the gradients the

@@ -8,7 +8,8 @@
 namespace speedbench {
 
 std::unique_ptr<CapturedTrainingStep> capture_training_step(Workload&, torch::optim::Optimizer&,
-                                                            const TrainConfig&, const torch::Tensor&,
+                                                            const TrainConfig&,
+                                                            const torch::Tensor&,
                                                             const torch::Tensor&) {
   throw std::runtime_error("cuda_graphs: this build of speedbench has no CUDA code");
 }

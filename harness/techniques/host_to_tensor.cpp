@@ -12,8 +12,9 @@ torch::Tensor to_tensor(std::shared_ptr<std::vector<T>> buffer, const std::vecto
   if (wrap) {
     auto* data = buffer->data();
     // The deleter owns the buffer: it lives exactly as long as the tensor's storage.
-    return torch::from_blob(data, shape, [buffer](void*) mutable { buffer.reset(); },
-                            torch::TensorOptions().dtype(dtype));
+    return torch::from_blob(
+        data, shape, [buffer](void*) mutable { buffer.reset(); },
+        torch::TensorOptions().dtype(dtype));
   }
   return torch::tensor(*buffer, torch::TensorOptions().dtype(dtype)).view(shape);
 }

@@ -1,9 +1,9 @@
 // Tip 7, sync_avoidance: read the loss with .item() every step (a host<->device sync each step)
 // -> keep the step losses on the device and read them every N steps in one transfer.
 // Claim: eager dispatch costs ~3.6 us/op and a sync stalls the pipeline, since the host waits
-// for the device to drain before it can queue more work (horace.io "Making deep learning go brrrr").
-// Divergence (a non-finite loss) is detected at each read: with sync avoidance up to N-1 steps
-// later, which is the trade.
+// for the device to drain before it can queue more work (horace.io "Making deep learning go
+// brrrr"). Divergence (a non-finite loss) is detected at each read: with sync avoidance up to N-1
+// steps later, which is the trade.
 #pragma once
 
 #include <torch/types.h>

@@ -41,7 +41,8 @@ LrFinderResult find_learning_rate(const TrainConfig& config, const LrFinderOptio
       optimizer->zero_grad();
       auto inputs = batch.data.to(device);
       if (config.techniques.channels_last) inputs = channels_last_input(inputs);
-      auto loss = classification_loss(workload.train_forward(inputs, config), batch.target.to(device));
+      auto loss =
+          classification_loss(workload.train_forward(inputs, config), batch.target.to(device));
       loss.backward();
       optimizer->step();
       const double value = loss.item<double>();
@@ -84,11 +85,18 @@ LrFinderResult find_learning_rate(const TrainConfig& config, const LrFinderOptio
 }
 
 nlohmann::json lr_finder_to_json(const LrFinderResult& r, const LrFinderOptions& o) {
-  return {{"start_lr", o.start_lr}, {"end_lr", o.end_lr}, {"steps", o.steps},
-          {"smoothing", o.smoothing}, {"stop_factor", o.stop_factor},
-          {"lrs", r.lrs}, {"losses", r.losses}, {"smoothed_losses", r.smoothed_losses},
-          {"lr_at_min_loss", r.lr_at_min_loss}, {"steepest_lr", r.steepest_lr},
-          {"suggested_lr", r.suggested_lr}, {"stopped_early", r.stopped_early}};
+  return {{"start_lr", o.start_lr},
+          {"end_lr", o.end_lr},
+          {"steps", o.steps},
+          {"smoothing", o.smoothing},
+          {"stop_factor", o.stop_factor},
+          {"lrs", r.lrs},
+          {"losses", r.losses},
+          {"smoothed_losses", r.smoothed_losses},
+          {"lr_at_min_loss", r.lr_at_min_loss},
+          {"steepest_lr", r.steepest_lr},
+          {"suggested_lr", r.suggested_lr},
+          {"stopped_early", r.stopped_early}};
 }
 
 }  // namespace speedbench

@@ -16,8 +16,8 @@ struct LrFinderOptions {
   double start_lr = 1e-5;
   double end_lr = 10.0;
   int64_t steps = 100;
-  double smoothing = 0.98;     // EMA factor of the loss (bias-corrected)
-  double stop_factor = 4.0;    // stop once the smoothed loss exceeds stop_factor x its minimum
+  double smoothing = 0.98;   // EMA factor of the loss (bias-corrected)
+  double stop_factor = 4.0;  // stop once the smoothed loss exceeds stop_factor x its minimum
 };
 
 struct LrFinderResult {

@@ -51,12 +51,14 @@ BatchProbe probe_training_step(const TrainConfig& config, const Workload& worklo
 
   auto memory = measure::make_memory_meter(device.is_cuda(), device.is_cuda() ? device.index() : 0);
   try {
-    auto model = build_model(config, train.inputs.sizes().slice(1).vec(), workload.data.num_classes);
+    auto model =
+        build_model(config, train.inputs.sizes().slice(1).vec(), workload.data.num_classes);
     model.ptr()->to(device);
     auto optimizer = make_optimizer(config.optimizer, model.ptr()->parameters());
     memory->reset_peak();
     const auto base = memory->current_bytes();
-    auto loss = classification_loss(model.forward(example.data.to(device)), example.target.to(device));
+    auto loss =
+        classification_loss(model.forward(example.data.to(device)), example.target.to(device));
     loss.backward();
     optimizer->step();
     probe.peak_bytes = memory->peak_bytes() - base;

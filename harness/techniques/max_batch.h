@@ -23,8 +23,8 @@ struct BatchProbe {
 };
 
 struct MaxBatchResult {
-  int64_t batch = 0;              // the largest batch that fits (0: not even `start`)
-  std::vector<BatchProbe> probes; // every candidate tried, in order
+  int64_t batch = 0;               // the largest batch that fits (0: not even `start`)
+  std::vector<BatchProbe> probes;  // every candidate tried, in order
 };
 
 // Doubling from `start` until a candidate does not fit (or `limit`), then bisection between the

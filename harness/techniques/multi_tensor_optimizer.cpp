@@ -13,21 +13,28 @@ namespace {
 
 std::unique_ptr<torch::optim::OptimizerOptions> options_for(const OptimizerConfig& c) {
   if (c.name == "sgd") {
-    return std::make_unique<torch::optim::SGDOptions>(
-        torch::optim::SGDOptions(c.lr).momentum(c.momentum).nesterov(c.nesterov).weight_decay(c.weight_decay));
+    return std::make_unique<torch::optim::SGDOptions>(torch::optim::SGDOptions(c.lr)
+                                                          .momentum(c.momentum)
+                                                          .nesterov(c.nesterov)
+                                                          .weight_decay(c.weight_decay));
   }
   if (c.name == "adam") {
-    return std::make_unique<torch::optim::AdamOptions>(
-        torch::optim::AdamOptions(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(c.weight_decay));
+    return std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(c.lr)
+                                                           .betas({c.beta1, c.beta2})
+                                                           .eps(c.eps)
+                                                           .weight_decay(c.weight_decay));
   }
-  return std::make_unique<torch::optim::AdamWOptions>(
-      torch::optim::AdamWOptions(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(c.weight_decay));
+  return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(c.lr)
+                                                          .betas({c.beta1, c.beta2})
+                                                          .eps(c.eps)
+                                                          .weight_decay(c.weight_decay));
 }
 
 }  // namespace
 
 MultiTensorOptimizer::MultiTensorOptimizer(std::vector<torch::Tensor> parameters,
-                                           const OptimizerConfig& config, std::string implementation)
+                                           const OptimizerConfig& config,
+                                           std::string implementation)
     : torch::optim::Optimizer({torch::optim::OptimizerParamGroup(std::move(parameters))},
                               options_for(config)),
       config_(config),
@@ -61,8 +68,8 @@ void MultiTensorOptimizer::sgd_step(std::vector<torch::Tensor>& params,
     if (momentum_buffers_.empty() && momentum != 0.0) {
       for (const auto& p : params) momentum_buffers_.push_back(torch::empty_like(p));
     }
-    at::_fused_sgd_(params, grads, momentum_buffers_, wd, momentum, lr, /*dampening=*/0.0,
-                    nesterov, /*maximize=*/false, /*is_first_step=*/first_step_);
+    at::_fused_sgd_(params, grads, momentum_buffers_, wd, momentum, lr, /*dampening=*/0.0, nesterov,
+                    /*maximize=*/false, /*is_first_step=*/first_step_);
     return;
   }
   // foreach: torch.optim.sgd._multi_tensor_sgd
@@ -84,27 +91,30 @@ void MultiTensorOptimizer::adam_step(std::vector<torch::Tensor>& params,
   double lr = 0, beta1 = 0, beta2 = 0, eps = 0, wd = 0;
   if (config_.name == "adam") {
     auto& o = static_cast<torch::optim::AdamOptions&>(param_groups().front().options());
-    lr = o.lr(), beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas()), eps = o.eps(), wd = o.weight_decay();
+    lr = o.lr(), beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas()), eps = o.eps(),
+    wd = o.weight_decay();
   } else {
     auto& o = static_cast<torch::optim::AdamWOptions&>(param_groups().front().options());
-    lr = o.lr(), beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas()), eps = o.eps(), wd = o.weight_decay();
+    lr = o.lr(), beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas()), eps = o.eps(),
+    wd = o.weight_decay();
   }
   if (exp_avgs_.empty()) {
     for (const auto& p : params) {
       exp_avgs_.push_back(torch::zeros_like(p));
       exp_avg_sqs_.push_back(torch::zeros_like(p));
-      state_steps_.push_back(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(p.device())));
+      state_steps_.push_back(
+          torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(p.device())));
     }
   }
   const bool decoupled = config_.name == "adamw";
   if (implementation_ == "fused") {
     at::_foreach_add_(state_steps_, 1.0);
     if (decoupled) {
-      at::_fused_adamw_(params, grads, exp_avgs_, exp_avg_sqs_, at::TensorList(), state_steps_, lr, beta1, beta2,
-                        wd, eps, /*amsgrad=*/false, /*maximize=*/false);
+      at::_fused_adamw_(params, grads, exp_avgs_, exp_avg_sqs_, at::TensorList(), state_steps_, lr,
+                        beta1, beta2, wd, eps, /*amsgrad=*/false, /*maximize=*/false);
     } else {
-      at::_fused_adam_(params, grads, exp_avgs_, exp_avg_sqs_, at::TensorList(), state_steps_, lr, beta1, beta2,
-                       wd, eps, /*amsgrad=*/false, /*maximize=*/false);
+      at::_fused_adam_(params, grads, exp_avgs_, exp_avg_sqs_, at::TensorList(), state_steps_, lr,
+                       beta1, beta2, wd, eps, /*amsgrad=*/false, /*maximize=*/false);
     }
     return;
   }

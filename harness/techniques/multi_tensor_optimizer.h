@@ -31,7 +31,7 @@ class MultiTensorOptimizer : public torch::optim::Optimizer {
   OptimizerConfig config_;
   std::string implementation_;
   bool first_step_ = true;
-  std::vector<torch::Tensor> momentum_buffers_;  // sgd
+  std::vector<torch::Tensor> momentum_buffers_;                      // sgd
   std::vector<torch::Tensor> exp_avgs_, exp_avg_sqs_, state_steps_;  // adam / adamw
   int64_t steps_ = 0;
 };

@@ -26,7 +26,8 @@ std::vector<TechniqueInfo> build_registry() {
       {"pin_memory", 2, "pageable -> pinned host batches with non_blocking copies",
        "faster host->device copies that overlap compute", "PyTorch performance tuning guide",
        kCudaOnly, "techniques.pin_memory", true, [](C c) { return c.techniques.pin_memory; }},
-      {"max_batch", 3, "default batch -> largest batch within the memory budget, LR scaled linearly",
+      {"max_batch", 3,
+       "default batch -> largest batch within the memory budget, LR scaled linearly",
        "4x faster from batch 64 to 512 with 1cycle (unverified); 128 -> 512 gave ~14% faster "
        "time-to-94% (Myrtle)",
        "article; Myrtle 'How to train your ResNet'; Goyal et al. arXiv 1706.02677", kAnyDevice,
@@ -40,10 +41,12 @@ std::vector<TechniqueInfo> build_registry() {
        "ResNet-50 1x A100 938 -> 2470 img/s (2.63x) is fp16 AMP",
        "NVIDIA DeepLearningExamples resnet50v1.5 README", kCudaOnly, "techniques.amp", true,
        [](C c) { return c.techniques.amp == "fp16"; }},
-      {"optimizer", 5, "per-tensor loop -> multi-tensor foreach / fused step (and Adam+L2 -> AdamW)",
+      {"optimizer", 5,
+       "per-tensor loop -> multi-tensor foreach / fused step (and Adam+L2 -> AdamW)",
        "fused Adam 10-15% end to end vs torch AdamW; fused step 2.75x but ~3% end to end",
        "pytorch/pytorch#71274; deepmd-kit#4463; Loshchilov & Hutter (AdamW)", kAnyDevice,
-       "techniques.optimizer_impl", true, [](C c) { return c.techniques.optimizer_impl != "loop"; }},
+       "techniques.optimizer_impl", true,
+       [](C c) { return c.techniques.optimizer_impl != "loop"; }},
       {"cudnn_benchmark", 6, "cuDNN autotuning off -> on (fixed input shapes)",
        "anecdotal 1.4x-2.4x", "speechbrain#294; NVIDIA/waveglow#172", kCudaOnly,
        "techniques.cudnn_benchmark", true, [](C c) { return c.techniques.cudnn_benchmark; }},
@@ -69,10 +72,9 @@ std::vector<TechniqueInfo> build_registry() {
       {"host_to_tensor", 12, "copy host data into a tensor -> wrap it without copy (from_blob)",
        "avoids a copy", "PyTorch docs (torch.as_tensor)", kAnyDevice, "techniques.host_to_tensor",
        true, [](C c) { return c.techniques.host_to_tensor; }},
-      {"debug_off", 13, "anomaly detection / profiler on -> off",
-       "debug modes slow training", "PyTorch performance tuning guide", kAnyDevice,
-       "techniques.debug_mode", true,
-       // On by default, as everyone trains: its baseline is a run with debug_mode anomaly or profiler.
+      {"debug_off", 13, "anomaly detection / profiler on -> off", "debug modes slow training",
+       "PyTorch performance tuning guide", kAnyDevice, "techniques.debug_mode", true,
+       // On by default, as everyone trains: the baseline is debug_mode anomaly or profiler.
        [](C c) { return c.techniques.debug_mode == "off"; }},
       {"grad_clipping", 14, "no clipping -> clip the global gradient norm",
        "stabilises RNN training at high LR", "Pascanu et al. arXiv 1211.5063", kAnyDevice,
@@ -94,8 +96,8 @@ std::vector<TechniqueInfo> build_registry() {
        "techniques.tf32", true, [](C c) { return c.techniques.tf32; }},
       {"cuda_graphs", 0, "eager launches -> one captured CUDA graph replayed per step",
        "cuts CPU launch overhead for small, launch-bound steps",
-       "PyTorch blog 'Accelerating PyTorch with CUDA Graphs'",
-       kCudaOnly, "techniques.cuda_graphs", true, [](C c) { return c.techniques.cuda_graphs; }},
+       "PyTorch blog 'Accelerating PyTorch with CUDA Graphs'", kCudaOnly, "techniques.cuda_graphs",
+       true, [](C c) { return c.techniques.cuda_graphs; }},
   };
 }
 

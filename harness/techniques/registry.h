@@ -13,14 +13,14 @@
 namespace speedbench {
 
 struct TechniqueInfo {
-  std::string id;               // e.g. "amp"
-  int tip = 0;                  // TIPS.md row number; 0 = beyond the list
-  std::string toggles;          // what is toggled, off -> on
-  std::string claim;            // the published claim
-  std::string source;           // where the claim comes from
+  std::string id;                    // e.g. "amp"
+  int tip = 0;                       // TIPS.md row number; 0 = beyond the list
+  std::string toggles;               // what is toggled, off -> on
+  std::string claim;                 // the published claim
+  std::string source;                // where the claim comes from
   std::vector<std::string> devices;  // "cpu", "cuda"
-  std::string config_field;     // the TrainConfig field that holds it (JSON path)
-  bool implemented = false;     // false: enabling it is rejected at config load
+  std::string config_field;          // the TrainConfig field that holds it (JSON path)
+  bool implemented = false;          // false: enabling it is rejected at config load
   std::function<bool(const TrainConfig&)> is_on;
 };
 

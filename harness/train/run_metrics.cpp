@@ -6,11 +6,16 @@ namespace speedbench {
 
 std::string to_string(RunStatus status) {
   switch (status) {
-    case RunStatus::kOk: return "ok";
-    case RunStatus::kDiverged: return "diverged";
-    case RunStatus::kOutOfMemory: return "oom";
-    case RunStatus::kCrashed: return "crashed";
-    case RunStatus::kNotApplicable: return "not_applicable";
+    case RunStatus::kOk:
+      return "ok";
+    case RunStatus::kDiverged:
+      return "diverged";
+    case RunStatus::kOutOfMemory:
+      return "oom";
+    case RunStatus::kCrashed:
+      return "crashed";
+    case RunStatus::kNotApplicable:
+      return "not_applicable";
   }
   return "crashed";
 }

@@ -11,58 +11,58 @@ namespace speedbench {
 
 // One evaluation: where training stood and what the test set said.
 struct CurvePoint {
-  int64_t step = 0;           // optimizer steps done
-  double epoch = 0;           // fractional epochs done
-  double wall_s = 0;          // seconds since the first step, evaluations included
-  double train_loss = 0;      // mean training loss since the previous evaluation
-  double test_loss = 0;       // mean per-example (per-character) cross-entropy, nats
-  double test_accuracy = 0;   // fraction correct (next-character accuracy for the LM)
+  int64_t step = 0;          // optimizer steps done
+  double epoch = 0;          // fractional epochs done
+  double wall_s = 0;         // seconds since the first step, evaluations included
+  double train_loss = 0;     // mean training loss since the previous evaluation
+  double test_loss = 0;      // mean per-example (per-character) cross-entropy, nats
+  double test_accuracy = 0;  // fraction correct (next-character accuracy for the LM)
 };
 
 // A distributed (DDP) run, as rank 0 saw it; world_size 1 = a single process.
 struct DistributedMetrics {
   int64_t world_size = 1;
-  std::string backend;                     // gloo | nccl
-  std::string launcher;                    // torchrun (also speedbench --nproc) | slurm
+  std::string backend;   // gloo | nccl
+  std::string launcher;  // torchrun (also speedbench --nproc) | slurm
   int64_t bucket_cap_bytes = 0;
-  int64_t buckets = 0;                     // gradient buckets (all-reduces per step)
-  int64_t overlapped_buckets = 0;          // last step: buckets launched while backward still ran
-  double comm_wait_ms_total = 0;           // measured steps: time waiting for the all-reduces
-  std::vector<double> rank_step_ms_median; // per rank: median measured step time
+  int64_t buckets = 0;                      // gradient buckets (all-reduces per step)
+  int64_t overlapped_buckets = 0;           // last step: buckets launched while backward still ran
+  double comm_wait_ms_total = 0;            // measured steps: time waiting for the all-reduces
+  std::vector<double> rank_step_ms_median;  // per rank: median measured step time
 };
 
 struct RunMetrics {
-  int64_t steps = 0;                 // optimizer steps done
-  int64_t batch_size = 0;            // the batch trained with (max_batch may have chosen it)
-  int64_t max_batch_probes = 0;      // candidates the max_batch search tried (0: no search)
-  int64_t amp_skipped_steps = 0;     // fp16: steps the gradient scaler skipped (inf/NaN)
-  int64_t measured_steps = 0;        // steps after warmup (the timed ones)
-  int64_t samples_trained = 0;       // examples seen by training, warmup included
-  std::vector<double> step_ms;       // per measured step: data wait + forward/backward/step
+  int64_t steps = 0;                       // optimizer steps done
+  int64_t batch_size = 0;                  // the batch trained with (max_batch may have chosen it)
+  int64_t max_batch_probes = 0;            // candidates the max_batch search tried (0: no search)
+  int64_t amp_skipped_steps = 0;           // fp16: steps the gradient scaler skipped (inf/NaN)
+  int64_t measured_steps = 0;              // steps after warmup (the timed ones)
+  int64_t samples_trained = 0;             // examples seen by training, warmup included
+  std::vector<double> step_ms;             // per measured step: data wait + forward/backward/step
   std::string step_timing = "host_clock";  // how step_ms was taken: host_clock | cuda_events
-  std::vector<double> step_losses;   // training loss of every step (warmup included)
+  std::vector<double> step_losses;         // training loss of every step (warmup included)
   std::vector<double> step_lrs;      // learning rate of every step (schedule and warmup applied)
   double data_wait_ms_total = 0;     // time spent waiting on the data loader (measured steps)
   double samples_per_s = 0;          // measured samples / measured step time (all ranks together)
   double train_wall_s = 0;           // first step to the end, evaluations included
   double eval_wall_s = 0;            // of which evaluation
   int64_t resident_bytes = 0;        // tracked bytes live when training starts (data, model)
-  int64_t peak_allocated_bytes = 0;  // training steps' peak tensor bytes (CPU tracker / CUDA allocator)
-  int64_t peak_reserved_bytes = 0;   // CUDA: the caching allocator's peak reserve in training; CPU 0
+  int64_t peak_allocated_bytes = 0;  // training's peak tensor bytes (CPU tracker / CUDA allocator)
+  int64_t peak_reserved_bytes = 0;  // CUDA: the caching allocator's peak reserve in training; CPU 0
   int64_t eval_peak_allocated_bytes = 0;  // the same during evaluations
-  int64_t peak_rss_bytes = 0;        // process peak resident set size
+  int64_t peak_rss_bytes = 0;             // process peak resident set size
   int64_t parameter_count = 0;
-  double train_flops_per_sample = 0;  // model FLOPs of a training step per example (3x forward)
-  int64_t host_syncs = 0;            // syncs the harness forced during training
+  double train_flops_per_sample = 0;    // model FLOPs of a training step per example (3x forward)
+  int64_t host_syncs = 0;               // syncs the harness forced during training
   std::optional<int64_t> device_syncs;  // CUDA: syncs sync-debug mode saw in training steps
-  int64_t matmul_peak_size = 0;      // n of the n x n products behind matmul_peak_flops
+  int64_t matmul_peak_size = 0;         // n of the n x n products behind matmul_peak_flops
   std::map<std::string, double> matmul_peak_flops;  // FLOP/s per dtype, measured at start-up
-  double mfu = 0;                    // model FLOP/s per device / the peak of the run's precision
+  double mfu = 0;  // model FLOP/s per device / the peak of the run's precision
   double final_train_loss = 0;
   double final_test_loss = 0;
   double final_test_accuracy = 0;
-  double target_accuracy = 0;                // 0 = no target
-  std::optional<double> time_to_target_s;    // wall time to the first eval >= target
+  double target_accuracy = 0;              // 0 = no target
+  std::optional<double> time_to_target_s;  // wall time to the first eval >= target
   std::optional<int64_t> steps_to_target;
   std::vector<CurvePoint> curve;
   DistributedMetrics distributed;

@@ -95,8 +95,9 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
   const int world_size = group ? group->world_size : 1;
   const bool on_cuda = config.device == "cuda";
   const int device_index = on_cuda && group ? group->local_rank : 0;
-  const torch::Device device = on_cuda ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device_index))
-                                       : torch::Device(torch::kCPU);
+  const torch::Device device =
+      on_cuda ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device_index))
+              : torch::Device(torch::kCPU);
 
   TrainOutcome outcome;
   RunMetrics& m = outcome.metrics;
@@ -124,7 +125,8 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
     for (const auto& buffer : workload.module->buffers()) state.push_back(buffer);
     distributed::broadcast_from_rank0(state, *group);
     m.distributed.bucket_cap_bytes = static_cast<int64_t>(tech.ddp_bucket_cap_mb * 1024 * 1024);
-    reducer = std::make_unique<distributed::GradientReducer>(parameters, group, m.distributed.bucket_cap_bytes);
+    reducer = std::make_unique<distributed::GradientReducer>(parameters, group,
+                                                             m.distributed.bucket_cap_bytes);
     m.distributed.world_size = world_size;
     m.distributed.backend = group->backend;
     m.distributed.launcher = group->launcher;
@@ -133,12 +135,14 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
   auto optimizer = make_optimizer(config.optimizer, parameters, tech.optimizer_impl);
   data::BatchDataset test_set(workload.data.test, workload.transform);
   // Each rank reads its shard of one shared permutation per epoch (all of it when alone).
-  distributed::ShardedRandomSampler sampler(workload.data.train.size(), static_cast<uint64_t>(config.seed),
-                                            rank, world_size);
+  distributed::ShardedRandomSampler sampler(workload.data.train.size(),
+                                            static_cast<uint64_t>(config.seed), rank, world_size);
   const int64_t steps_per_epoch = static_cast<int64_t>(sampler.shard_size()) / config.batch_size;
   auto loader = torch::data::make_data_loader(
       data::BatchDataset(workload.data.train, workload.transform), std::move(sampler),
-      torch::data::DataLoaderOptions(config.batch_size).drop_last(true).workers(tech.loader_workers));
+      torch::data::DataLoaderOptions(config.batch_size)
+          .drop_last(true)
+          .workers(tech.loader_workers));
   if (steps_per_epoch == 0) {  // bad input, known only once the data is loaded
     throw ConfigError("", "batch_size",
                       "got " + std::to_string(config.batch_size) + ", more than the " +
@@ -148,10 +152,12 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
   const int64_t total_steps = config.max_steps > 0
                                   ? std::min(config.max_steps, steps_per_epoch * config.epochs)
                                   : steps_per_epoch * config.epochs;
-  const int64_t eval_every = config.eval_every_steps > 0 ? config.eval_every_steps : steps_per_epoch;
+  const int64_t eval_every =
+      config.eval_every_steps > 0 ? config.eval_every_steps : steps_per_epoch;
   auto schedule_config = tech.lr_schedule;
   schedule_config.max_lr *= lr_scale;
-  const LrSchedule schedule(schedule_config, config.optimizer.lr * lr_scale, total_steps, steps_per_epoch);
+  const LrSchedule schedule(schedule_config, config.optimizer.lr * lr_scale, total_steps,
+                            steps_per_epoch);
   const int64_t lr_warmup = tech.max_batch.enabled ? tech.max_batch.warmup_steps : 0;
 
   // Mixed precision: autocast for bf16 and fp16; the gradient scaler for fp16 only.
@@ -163,8 +169,9 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
   outcome.unigram_entropy_bits = workload.data.unigram_entropy_bits;
   outcome.data_source = workload.data.source;
   m.parameter_count = count_parameters(*workload.module);
-  m.train_flops_per_sample = 3.0 * forward_flops_per_sample(
-      config, workload.data.train.inputs.sizes().slice(1).vec(), workload.data.num_classes);
+  m.train_flops_per_sample =
+      3.0 * forward_flops_per_sample(config, workload.data.train.inputs.sizes().slice(1).vec(),
+                                     workload.data.num_classes);
   m.target_accuracy = config.target_accuracy;
 
   auto memory = measure::make_memory_meter(on_cuda, device_index);
@@ -204,9 +211,11 @@ TrainOutcome train(const TrainConfig& requested, const ProgressFn& progress,
       // Rank 0 decides for a distributed run; its launcher then stops the other workers.
       if ((!std::isfinite(loss) || too_high) && rank == 0) {
         outcome.status = RunStatus::kDiverged;
-        outcome.message = "loss became " + std::to_string(loss) + " at step " +
-                          std::to_string(m.step_losses.size() + 1) +
-                          (too_high ? " (above divergence_loss " + std::to_string(config.divergence_loss) + ")" : "");
+        outcome.message =
+            "loss became " + std::to_string(loss) + " at step " +
+            std::to_string(m.step_losses.size() + 1) +
+            (too_high ? " (above divergence_loss " + std::to_string(config.divergence_loss) + ")"
+                      : "");
         return false;
       }
       m.step_losses.push_back(loss);

@@ -21,7 +21,7 @@ namespace speedbench {
 
 struct TrainOutcome {
   RunStatus status = RunStatus::kOk;
-  std::string message;          // why it stopped early, if it did
+  std::string message;  // why it stopped early, if it did
   RunMetrics metrics;
   double unigram_entropy_bits = 0;  // text workloads: the bar the LM must beat
   std::string data_source;

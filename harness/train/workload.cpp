@@ -13,8 +13,8 @@ namespace {
 
 bool is_resnet(const ModelConfig& m) { return m.arch == "resnet" || m.arch == "resnet18"; }
 
-models::ResNetOptions resnet_options(const TrainConfig& config, const std::vector<int64_t>& input_shape,
-                                     int64_t outputs) {
+models::ResNetOptions resnet_options(const TrainConfig& config,
+                                     const std::vector<int64_t>& input_shape, int64_t outputs) {
   const auto& m = config.model;
   auto options = m.arch == "resnet" ? models::cifar_resnet_options(m.depth, m.widths)
                                     : models::resnet18_options(m.widths);
@@ -25,7 +25,8 @@ models::ResNetOptions resnet_options(const TrainConfig& config, const std::vecto
 }
 
 models::RecurrentOptions recurrent_options(const TrainConfig& config,
-                                           const std::vector<int64_t>& input_shape, int64_t outputs) {
+                                           const std::vector<int64_t>& input_shape,
+                                           int64_t outputs) {
   const auto& m = config.model;
   models::RecurrentOptions options;
   options.cell = m.cell;
@@ -45,7 +46,8 @@ torch::nn::AnyModule build_model(const TrainConfig& config, const std::vector<in
     return torch::nn::AnyModule(models::ResNet(resnet_options(config, input_shape, outputs)));
   }
   const auto options = recurrent_options(config, input_shape, outputs);
-  if (config.model.arch == "row_rnn") return torch::nn::AnyModule(models::RowRnnClassifier(options));
+  if (config.model.arch == "row_rnn")
+    return torch::nn::AnyModule(models::RowRnnClassifier(options));
   return torch::nn::AnyModule(models::CharLanguageModel(options));
 }
 

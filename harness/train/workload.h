@@ -14,10 +14,10 @@ namespace speedbench {
 
 struct Workload {
   torch::nn::AnyModule model;  // forward(inputs) -> logits ([B, classes] or [B, T, vocabulary])
-  std::shared_ptr<torch::nn::Module> module;  // the same model, for parameters and train()/eval()
+  std::shared_ptr<torch::nn::Module> module;   // the same model, for parameters and train()/eval()
   std::shared_ptr<models::ResNetImpl> resnet;  // set for ResNet models (segment-wise techniques)
   data::DatasetSplits data;
-  data::ImageTransform transform;              // how raw batches become inputs
+  data::ImageTransform transform;  // how raw batches become inputs
 
   // The forward used for training steps: the plain one, or the checkpointed one (tip 8).
   torch::Tensor train_forward(const torch::Tensor& inputs, const TrainConfig& config);
