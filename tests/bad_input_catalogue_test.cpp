@@ -121,6 +121,10 @@ std::vector<BadInput> catalogue() {
       {"results: a micro-benchmark file of another kind", {{"r/runs.jsonl", "<record>"}, {"m.json", "{\"records\": []}"}}, exe + " report {dir}/r --micro {dir}/m.json", {"{dir}/m.json", "'benchmarks'"}},
       {"results: reproduce a record that is not there", {{"r/runs.jsonl", "<record>"}}, exe + " reproduce {dir}/r/runs.jsonl --line 9", {"--line", "got 9"}},
       // ---- flags and environment -----------------------------------------------------------------
+      {"flag: an unknown option", {{"c.json", kGoodConfig}}, run + " --bogus", {"command line", "--bogus", "not expected"}},
+      {"flag: a missing required option", {}, exe + " run-one", {"command line", "--config is required"}},
+      {"flag: a number that is not one", {{"c.json", kGoodConfig}}, run + " --nproc two", {"command line", "--nproc", "two"}},
+      {"flag: no subcommand", {}, exe, {"command line", "subcommand"}},
       {"flag: --nproc -1", {{"c.json", kGoodConfig}}, run + " --nproc -1", {"command line", "--nproc"}},
       {"flag: a --suite name that leaves the results folder", {{"c.json", kGoodConfig}}, run + " --suite ../evil", {"command line", "--suite", "../evil"}},
       {"flag: an unwritable results folder", {{"c.json", kGoodConfig}}, std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out /proc/speedbench-results --config {dir}/c.json", {"command line", "--out", "/proc/speedbench-results"}},

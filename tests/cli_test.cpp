@@ -1,8 +1,11 @@
 // End-to-end tests of the speedbench binary: exit codes, messages, and the files it writes.
 #include <gtest/gtest.h>
 
+#include <torch/version.h>
+
 #include <algorithm>
 
+#include "harness/results/environment.h"
 #include "harness/results/records_file.h"
 #include "tests/test_support.h"
 
@@ -28,6 +31,16 @@ TEST(CliTest, ListShowsEveryTechnique) {
                          "channels_last", "tf32", "cuda_graphs"}) {
     EXPECT_NE(result.output.find(id), std::string::npos) << id;
   }
+}
+
+TEST(CliTest, VersionNamesTheBuild) {
+  const auto result = run_command(speedbench_cli() + " --version");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output, version_line() + "\n");
+  EXPECT_EQ(result.output.rfind("speedbench ", 0), 0u) << result.output;
+  EXPECT_NE(result.output.find(std::string(", LibTorch ") + TORCH_VERSION + ", CUDA code "),
+            std::string::npos)
+      << result.output;
 }
 
 TEST(CliTest, RunOneWritesARecordAndASummary) {

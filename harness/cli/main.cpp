@@ -7,21 +7,26 @@
 //   speedbench reproduce RUNS.jsonl       rerun a recorded run; exit 1 if an exact metric differs
 //   speedbench list                       workloads and techniques
 //   speedbench lr-find --config FILE      LR range test, suggests a peak LR
-// Bad input exits with code 2 and one line naming the file, field and what was expected.
+//   speedbench --version                  version, git commit, build type, LibTorch
+// Bad input, command-line mistakes included, exits with code 2 and one line naming the file,
+// field and what was expected.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
+#include "harness/results/environment.h"
 #include "harness/suite/suite_runner.h"
 
 int main(int argc, char** argv) {
   using namespace speedbench;
   CLI::App app{"speedbench: measure deep-learning training speedups, side by side"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_line);
 
   RunOneArgs run_one;
   auto* run_one_cmd = app.add_subcommand("run-one", "Train one config and append its record");
@@ -116,7 +121,18 @@ int main(int argc, char** argv) {
   lr_find_cmd->add_option("--out", lr_find.out_path, "Write the curve (JSON) here");
   lr_find_cmd->add_option("--data-root", lr_find.data_root, "Read the dataset from this folder");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& done) {  // --help, --version
+    return app.exit(done);
+  } catch (const CLI::ParseError& error) {
+    // Like any other bad input: one line and exit code 2 (CLI11's own codes are 100 and up).
+    std::string message = error.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    std::fprintf(stderr, "%scommand line: %s (--help lists the options)\n", kErrorLinePrefix,
+                 message.c_str());
+    return 2;
+  }
   try {
     if (*run_one_cmd) return command_run_one(run_one);
     if (*run_cmd && !run_one.config_path.empty()) {

@@ -53,6 +53,12 @@ std::string git_commit() {
 
 }  // namespace
 
+std::string version_line() {
+  return std::string("speedbench ") + SPEEDBENCH_VERSION + " (commit " + git_commit() + ", " +
+         SPEEDBENCH_BUILD_TYPE + " build, LibTorch " + TORCH_VERSION + ", CUDA code " +
+         (SPEEDBENCH_WITH_CUDA ? "on" : "off") + ")";
+}
+
 nlohmann::json collect_environment() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);

@@ -3,10 +3,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace speedbench {
 
 nlohmann::json collect_environment();
+
+// `speedbench --version`: version, git commit, build type, LibTorch, whether CUDA code is built in.
+std::string version_line();
 
 // GPU details (name, memory, driver, runtime); compiled from harness/cuda/ in CUDA builds and
 // empty otherwise. Called only when a CUDA device is present.
