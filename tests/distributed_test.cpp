@@ -12,6 +12,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
@@ -70,24 +72,23 @@ TEST(LaunchEnvironmentTest, ReadsTorchrunAndSlurmContracts) {
 }
 
 TEST(LaunchEnvironmentTest, RejectsPartialOrMalformedContracts) {
-  EXPECT_NE(error_of({{"RANK", "0"}}).find("'WORLD_SIZE': is not set"), std::string::npos);
-  EXPECT_NE(
-      error_of({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})
-          .find("'RANK': got \"2\", expected an integer in [0, 1]"),
-      std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "0"}}).find("'WORLD_SIZE': got \"0\""),
-            std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2x"}}).find("'WORLD_SIZE': got \"2x\""),
-            std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "29500"}})
-                .find("'MASTER_ADDR'"),
-            std::string::npos);
-  EXPECT_NE(
-      error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}})
-          .find("'MASTER_PORT': got \"70000\""),
-      std::string::npos);
-  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}}).find("environment: field"),
-            std::string::npos);
+  // Each environment, and what its error must say.
+  const std::vector<std::pair<std::map<std::string, std::string>, std::string>> cases = {
+      {{{"RANK", "0"}}, "'WORLD_SIZE': is not set"},
+      {{{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}},
+       "'RANK': got \"2\", expected an integer in [0, 1]"},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "0"}}, "'WORLD_SIZE': got \"0\""},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "2x"}}, "'WORLD_SIZE': got \"2x\""},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "29500"}}, "'MASTER_ADDR'"},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}},
+       "'MASTER_PORT': got \"70000\""},
+      {{{"RANK", "0"}, {"WORLD_SIZE", "2"}}, "environment: field"},
+  };
+  for (const auto& [values, expected] : cases) {
+    const auto error = error_of(values);
+    EXPECT_NE(error.find(expected), std::string::npos)
+        << "expected: " << expected << "\ngot: " << error;
+  }
 }
 
 TEST(ShardedSamplerTest, RanksSplitOnePermutationAndTogetherMakeTheBigBatch) {

@@ -16,11 +16,22 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
 #include "harness/results/environment.h"
 #include "harness/suite/suite_runner.h"
+
+namespace {
+
+// A failed command's one line (the suite runner finds it by the prefix) and its exit code.
+int fail_with(int exit_code, const std::string& message) {
+  std::fprintf(stderr, "%s%s\n", speedbench::kErrorLinePrefix, message.c_str());
+  return exit_code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace speedbench;
@@ -129,9 +140,7 @@ int main(int argc, char** argv) {
     // Like any other bad input: one line and exit code 2 (CLI11's own codes are 100 and up).
     std::string message = error.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
-    std::fprintf(stderr, "%scommand line: %s (--help lists the options)\n", kErrorLinePrefix,
-                 message.c_str());
-    return 2;
+    return fail_with(2, "command line: " + message + " (--help lists the options)");
   }
   try {
     if (*run_one_cmd) return command_run_one(run_one);
@@ -150,11 +159,9 @@ int main(int argc, char** argv) {
     if (*reproduce_cmd) return command_reproduce(reproduce_args);
     if (*lr_find_cmd) return command_lr_find(lr_find);
   } catch (const ConfigError& error) {
-    std::fprintf(stderr, "%s%s\n", kErrorLinePrefix, error.what());
-    return 2;
+    return fail_with(2, error.what());
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s%s\n", kErrorLinePrefix, error.what());
-    return 1;
+    return fail_with(1, error.what());
   }
   return 0;
 }
