@@ -123,8 +123,11 @@ std::vector<BadInput> catalogue() {
       // ---- flags and environment -----------------------------------------------------------------
       {"flag: an unknown option", {{"c.json", kGoodConfig}}, run + " --bogus", {"command line", "--bogus", "not expected"}},
       {"flag: a missing required option", {}, exe + " run-one", {"command line", "--config is required"}},
+      {"flag: a mistyped required option", {{"c.json", kGoodConfig}}, exe + " run-one --confg {dir}/c.json", {"command line", "not expected: --confg"}},
       {"flag: a number that is not one", {{"c.json", kGoodConfig}}, run + " --nproc two", {"command line", "--nproc", "two"}},
-      {"flag: no subcommand", {}, exe, {"command line", "subcommand"}},
+      {"flag: no subcommand", {}, exe, {"command line", "expected a command (run-one, run,"}},
+      {"flag: a mistyped command", {{"c.json", kGoodConfig}}, exe + " run-on --config {dir}/c.json", {"command line", "expected a command", "run-one", "got 'run-on'"}},
+      {"flag: an option before the command", {}, exe + " --bogus", {"command line", "got '--bogus'"}},
       {"flag: --nproc -1", {{"c.json", kGoodConfig}}, run + " --nproc -1", {"command line", "--nproc"}},
       {"flag: a --suite name that leaves the results folder", {{"c.json", kGoodConfig}}, run + " --suite ../evil", {"command line", "--suite", "../evil"}},
       {"flag: an unwritable results folder", {{"c.json", kGoodConfig}}, std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out /proc/speedbench-results --config {dir}/c.json", {"command line", "--out", "/proc/speedbench-results"}},

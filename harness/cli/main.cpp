@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
@@ -29,6 +30,44 @@ namespace {
 int fail_with(int exit_code, const std::string& message) {
   std::fprintf(stderr, "%s%s\n", speedbench::kErrorLinePrefix, message.c_str());
   return exit_code;
+}
+
+// The words CLI11 could not place, in command-line order (CLI11 2.1 lists a command's last first).
+std::vector<std::string> unplaced_words(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> words = app.remaining(true);
+  const std::vector<std::string> line(argv + 1, argv + argc);
+  auto position = [&line](const std::string& word) {
+    return std::find(line.begin(), line.end(), word) - line.begin();
+  };
+  std::stable_sort(words.begin(), words.end(),
+                   [&position](const auto& a, const auto& b) { return position(a) < position(b); });
+  return words;
+}
+
+// CLI11 checks for a missing command or option before it looks at words it does not know, so
+// `speedbench run-on` would read "A subcommand is required" and `run-one --confg c.json`
+// "--config is required": the unknown word is the mistake to name.
+std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& error, int argc,
+                                 char** argv) {
+  const std::vector<std::string> unused = unplaced_words(app, argc, argv);
+  if (app.get_subcommands().empty()) {
+    std::string commands;
+    for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+      commands += (commands.empty() ? "" : ", ") + command->get_name();
+    }
+    return "expected a command (" + commands + ")" +
+           (unused.empty() ? "" : ", got '" + unused.front() + "'");
+  }
+  if (!unused.empty()) {
+    std::string words;
+    for (const std::string& word : unused) words += (words.empty() ? "" : " ") + word;
+    return (unused.size() == 1 ? "this argument was not expected: "
+                               : "these arguments were not expected: ") +
+           words;
+  }
+  std::string message = error.what();
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  return message;
 }
 
 }  // namespace
@@ -138,9 +177,8 @@ int main(int argc, char** argv) {
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
     // Like any other bad input: one line and exit code 2 (CLI11's own codes are 100 and up).
-    std::string message = error.what();
-    std::replace(message.begin(), message.end(), '\n', ' ');
-    return fail_with(2, "command line: " + message + " (--help lists the options)");
+    return fail_with(2, "command line: " + describe_parse_error(app, error, argc, argv) +
+                            " (--help lists the options)");
   }
   try {
     if (*run_one_cmd) return command_run_one(run_one);
