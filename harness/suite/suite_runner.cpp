@@ -159,32 +159,123 @@ void check_datasets_load(const Suite& suite, const std::string& data_root) {
   }
 }
 
+// Readies the run folder. New: writes plan.json whole or not at all (a kill mid-write must not
+// leave a plan that matches nothing). Resumed: returns the run indexes already recorded, after
+// dropping an unfinished last line of runs.jsonl.
+std::set<int64_t> prepare_run_folder(const fs::path& folder, const nlohmann::json& plan,
+                                     const std::string& records_path) {
+  fs::create_directories(folder);
+  std::set<int64_t> recorded;
+  if (!fs::exists(folder / "plan.json")) {
+    const auto partial = folder / "plan.json.partial";
+    std::ofstream(partial) << plan.dump(1) << "\n";
+    fs::rename(partial, folder / "plan.json");
+    return recorded;
+  }
+  if (!fs::exists(records_path)) return recorded;
+  if (drop_partial_last_line(records_path)) {
+    std::fprintf(stderr, "resuming: dropped an unfinished last line of %s\n", records_path.c_str());
+  }
+  for (const auto& record : read_records(records_path)) recorded.insert(record.run_index);
+  return recorded;
+}
+
+// SIGINT and SIGTERM go to forward_and_stop while the suite runs; the handlers before are back
+// when it ends, however it ends (a record that cannot be read throws out of run_suite).
+class StopSignalsForwarded {
+ public:
+  StopSignalsForwarded() {
+    g_stop_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = forward_and_stop;
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~StopSignalsForwarded() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  StopSignalsForwarded(const StopSignalsForwarded&) = delete;
+  StopSignalsForwarded& operator=(const StopSignalsForwarded&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+// Where the suite stands, on one line before each run.
+void print_progress(const Suite& suite, const PlannedRun& run, int64_t started, int64_t to_run,
+                    Clock::time_point suite_start) {
+  const auto elapsed = std::chrono::duration<double>(Clock::now() - suite_start).count();
+  const auto eta = started > 0 ? elapsed / started * (to_run - started) : 0.0;
+  std::fprintf(stderr, "[%lld/%zu] %s / %s (rep %lld)%s\n", static_cast<long long>(run.index + 1),
+               suite.plan.size(), run.workload.c_str(), run.variant.c_str(),
+               static_cast<long long>(run.repetition),
+               started > 0 ? ("  ETA " + format_duration(eta)).c_str() : "");
+}
+
+// Runs one planned run in its own process and returns its record: the one the child appended
+// (a failed DDP launch may still have written rank 0's), or, when it died before writing, a
+// `crashed` record appended here so that the report shows it. Nothing when the run was
+// interrupted: it is not a result.
+std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
+                                   const fs::path& folder, const SuiteRunOptions& options,
+                                   const std::string& records_path) {
+  const auto run_id = folder.filename().string();
+  const auto config_path = folder / (".run-" + std::to_string(run.index) + ".config.json");
+  std::ofstream(config_path) << run.config_json.dump(2);
+  std::vector<std::string> argv = {options.executable, "run-one",
+                                   "--config",         config_path.string(),
+                                   "--records",        records_path,
+                                   "--run-id",         run_id,
+                                   "--suite",          suite.name,
+                                   "--variant",        run.variant,
+                                   "--run-index",      std::to_string(run.index),
+                                   "--repetition",     std::to_string(run.repetition),
+                                   "--brief"};
+  if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});
+  const auto failure = run_child(argv);
+  fs::remove(config_path);
+  if (g_stop_signal != 0) return std::nullopt;
+
+  if (fs::exists(records_path) && fs::file_size(records_path) > 0) {
+    auto newest = read_last_record(records_path);
+    if (newest.run_id == run_id && newest.run_index == run.index) return newest;
+  }
+  const RunIdentity identity{run_id, suite.name, run.variant, run.index, run.repetition};
+  auto crashed =
+      crashed_record(run.config, identity, failure.empty() ? "the run wrote no record" : failure);
+  append_record(records_path, crashed);
+  return crashed;
+}
+
+void count_outcome(RunStatus status, SuiteRunSummary& summary) {
+  summary.runs += 1;
+  switch (status) {
+    case RunStatus::kOk:
+      summary.ok += 1;
+      break;
+    case RunStatus::kNotApplicable:
+      summary.not_applicable += 1;
+      break;
+    case RunStatus::kCrashed:
+      summary.crashed += 1;
+      break;
+    default:
+      summary.diverged_or_oom += 1;
+      break;
+  }
+}
+
 }  // namespace
 
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   check_datasets_load(suite, options.data_root);
   const auto plan = suite_plan_to_json(suite);
   const auto folder = choose_folder(suite, plan, options);
-  const auto run_id = folder.filename().string();
-  fs::create_directories(folder);
   SuiteRunSummary summary;
   summary.records_path = (folder / "runs.jsonl").string();
-  std::set<int64_t> recorded;
-  if (fs::exists(folder / "plan.json")) {
-    if (fs::exists(summary.records_path)) {
-      if (drop_partial_last_line(summary.records_path)) {
-        std::fprintf(stderr, "resuming: dropped an unfinished last line of %s\n",
-                     summary.records_path.c_str());
-      }
-      for (const auto& record : read_records(summary.records_path))
-        recorded.insert(record.run_index);
-    }
-  } else {
-    // Written whole or not at all (a kill mid-write must not leave a plan that matches nothing).
-    const auto partial = folder / "plan.json.partial";
-    std::ofstream(partial) << plan.dump(1) << "\n";
-    fs::rename(partial, folder / "plan.json");
-  }
+  const auto recorded = prepare_run_folder(folder, plan, summary.records_path);
   ::setenv(kParentPidVariable, std::to_string(::getpid()).c_str(), 1);
   std::fprintf(stderr, "suite %s: %zu runs -> %s\n", suite.name.c_str(), suite.plan.size(),
                summary.records_path.c_str());
@@ -192,14 +283,7 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
     std::fprintf(stderr, "resuming: %zu runs already recorded\n", recorded.size());
   }
 
-  g_stop_signal = 0;
-  struct sigaction action {};
-  action.sa_handler = forward_and_stop;
-  struct sigaction previous_int {
-  }, previous_term{};
-  sigaction(SIGINT, &action, &previous_int);
-  sigaction(SIGTERM, &action, &previous_term);
-
+  const StopSignalsForwarded stop_signals;
   const auto suite_start = Clock::now();
   const auto to_run = static_cast<int64_t>(suite.plan.size() - recorded.size());
   int64_t started = 0;
@@ -209,63 +293,12 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
       continue;
     }
     if (g_stop_signal != 0) break;
-    const auto elapsed = std::chrono::duration<double>(Clock::now() - suite_start).count();
-    const auto eta = started > 0 ? elapsed / started * (to_run - started) : 0.0;
-    std::fprintf(stderr, "[%lld/%zu] %s / %s (rep %lld)%s\n", static_cast<long long>(run.index + 1),
-                 suite.plan.size(), run.workload.c_str(), run.variant.c_str(),
-                 static_cast<long long>(run.repetition),
-                 started > 0 ? ("  ETA " + format_duration(eta)).c_str() : "");
+    print_progress(suite, run, started, to_run, suite_start);
     started += 1;
-
-    const auto config_path = folder / (".run-" + std::to_string(run.index) + ".config.json");
-    std::ofstream(config_path) << run.config_json.dump(2);
-    std::vector<std::string> argv = {options.executable, "run-one",
-                                     "--config",         config_path.string(),
-                                     "--records",        summary.records_path,
-                                     "--run-id",         run_id,
-                                     "--suite",          suite.name,
-                                     "--variant",        run.variant,
-                                     "--run-index",      std::to_string(run.index),
-                                     "--repetition",     std::to_string(run.repetition),
-                                     "--brief"};
-    if (!options.data_root.empty()) {
-      argv.insert(argv.end(), {"--data-root", options.data_root});
-    }
-    RunIdentity identity{run_id, suite.name, run.variant, run.index, run.repetition};
-    const auto failure = run_child(argv);
-    fs::remove(config_path);
-    if (g_stop_signal != 0) break;  // the run in flight was interrupted: it is not a result
-
-    // The child's record, if it wrote one (a failed DDP launch may still have rank 0's).
-    std::optional<Record> last;
-    if (fs::exists(summary.records_path) && fs::file_size(summary.records_path) > 0) {
-      auto newest = read_last_record(summary.records_path);
-      if (newest.run_id == run_id && newest.run_index == run.index) last = std::move(newest);
-    }
-    if (!last) {
-      // The child died before writing: record the crash so the report shows it.
-      last = crashed_record(run.config, identity,
-                            failure.empty() ? "the run wrote no record" : failure);
-      append_record(summary.records_path, *last);
-    }
-    summary.runs += 1;
-    switch (last->status) {
-      case RunStatus::kOk:
-        summary.ok += 1;
-        break;
-      case RunStatus::kNotApplicable:
-        summary.not_applicable += 1;
-        break;
-      case RunStatus::kCrashed:
-        summary.crashed += 1;
-        break;
-      default:
-        summary.diverged_or_oom += 1;
-        break;
-    }
+    const auto record = run_in_child(run, suite, folder, options, summary.records_path);
+    if (!record) break;  // interrupted
+    count_outcome(record->status, summary);
   }
-  sigaction(SIGINT, &previous_int, nullptr);
-  sigaction(SIGTERM, &previous_term, nullptr);
   const auto took =
       format_duration(std::chrono::duration<double>(Clock::now() - suite_start).count());
   if (g_stop_signal != 0) {
