@@ -18,6 +18,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "harness/os/scoped_signal_handlers.h"
+
 extern char** environ;
 
 namespace speedbench::distributed {
@@ -163,12 +165,7 @@ int launch_local_workers(const LocalLaunch& launch) {
   std::fprintf(stderr, "[launcher] %d workers, rendezvous at %s:%d\n", launch.nproc,
                launch.master_addr.c_str(), port);
   g_stop_signal = 0;
-  struct sigaction action {};
-  action.sa_handler = remember_stop;
-  struct sigaction previous_int {
-  }, previous_term{};
-  sigaction(SIGINT, &action, &previous_int);
-  sigaction(SIGTERM, &action, &previous_term);
+  const ScopedSignalHandlers stop_signals({SIGINT, SIGTERM}, remember_stop);
 
   std::vector<Worker> workers;
   for (int rank = 0; rank < launch.nproc; ++rank)
@@ -229,8 +226,6 @@ int launch_local_workers(const LocalLaunch& launch) {
       signal_running(workers, SIGKILL);
     }
   }
-  sigaction(SIGINT, &previous_int, nullptr);
-  sigaction(SIGTERM, &previous_term, nullptr);
   if (g_stop_signal != 0) return 130;
   if (!failure.empty()) {
     std::fprintf(stderr, "[launcher] the run failed: %s\n", failure.c_str());

@@ -19,6 +19,7 @@
 
 #include "harness/config/config_error.h"
 #include "harness/data/datasets.h"
+#include "harness/os/scoped_signal_handlers.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/run_one.h"
 
@@ -180,29 +181,6 @@ std::set<int64_t> prepare_run_folder(const fs::path& folder, const nlohmann::jso
   return recorded;
 }
 
-// SIGINT and SIGTERM go to forward_and_stop while the suite runs; the handlers before are back
-// when it ends, however it ends (a record that cannot be read throws out of run_suite).
-class StopSignalsForwarded {
- public:
-  StopSignalsForwarded() {
-    g_stop_signal = 0;
-    struct sigaction action {};
-    action.sa_handler = forward_and_stop;
-    sigaction(SIGINT, &action, &previous_int_);
-    sigaction(SIGTERM, &action, &previous_term_);
-  }
-  ~StopSignalsForwarded() {
-    sigaction(SIGINT, &previous_int_, nullptr);
-    sigaction(SIGTERM, &previous_term_, nullptr);
-  }
-  StopSignalsForwarded(const StopSignalsForwarded&) = delete;
-  StopSignalsForwarded& operator=(const StopSignalsForwarded&) = delete;
-
- private:
-  struct sigaction previous_int_ {};
-  struct sigaction previous_term_ {};
-};
-
 // Where the suite stands, on one line before each run.
 void print_progress(const Suite& suite, const PlannedRun& run, int64_t started, int64_t to_run,
                     Clock::time_point suite_start) {
@@ -283,7 +261,9 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
     std::fprintf(stderr, "resuming: %zu runs already recorded\n", recorded.size());
   }
 
-  const StopSignalsForwarded stop_signals;
+  // Until the suite ends, however it ends (a record that cannot be read throws out of here).
+  g_stop_signal = 0;
+  const ScopedSignalHandlers stop_signals({SIGINT, SIGTERM}, forward_and_stop);
   const auto suite_start = Clock::now();
   const auto to_run = static_cast<int64_t>(suite.plan.size() - recorded.size());
   int64_t started = 0;

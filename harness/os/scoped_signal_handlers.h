@@ -1,0 +1,34 @@
+// One handler for some signals for the length of a scope: the handlers it replaced are put back
+// when the scope ends, also when an exception ends it. The suite runner and the DDP launcher use
+// it to turn SIGINT and SIGTERM into "stop" while their child processes run.
+#pragma once
+
+#include <csignal>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+namespace speedbench {
+
+class ScopedSignalHandlers {
+ public:
+  ScopedSignalHandlers(std::initializer_list<int> signals, void (*handler)(int)) {
+    struct sigaction action {};
+    action.sa_handler = handler;
+    for (const int signal : signals) {
+      struct sigaction previous {};
+      sigaction(signal, &action, &previous);
+      replaced_.emplace_back(signal, previous);
+    }
+  }
+  ~ScopedSignalHandlers() {
+    for (const auto& [signal, previous] : replaced_) sigaction(signal, &previous, nullptr);
+  }
+  ScopedSignalHandlers(const ScopedSignalHandlers&) = delete;
+  ScopedSignalHandlers& operator=(const ScopedSignalHandlers&) = delete;
+
+ private:
+  std::vector<std::pair<int, struct sigaction>> replaced_;
+};
+
+}  // namespace speedbench
