@@ -153,6 +153,19 @@ TEST(CliTest, SuiteRunsEachEntryInItsOwnProcessAndRecordsAll) {
   EXPECT_TRUE(std::filesystem::exists(folder / "plan.json"));
 }
 
+// The runner learns how each run ended from waitpid, which an ignored SIGCHLD breaks (the kernel
+// reaps the child first): it spun on waitpid at 100% CPU forever.
+TEST(CliTest, ASuiteStartedWithSigchldIgnoredRunsToTheEnd) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), mini_suite(1));
+  const auto exit_code = testing::run_with_sigchld_ignored(
+      speedbench_cli(), {"run", "--suite", dir.file("suite.json"), "--out", dir.file("out")});
+  ASSERT_TRUE(exit_code.has_value()) << "the suite did not end within 2 minutes";
+  EXPECT_EQ(*exit_code, 0);
+  const auto folder = only_run_folder(dir.file("out/mini"));
+  EXPECT_EQ(read_records((folder / "runs.jsonl").string()).size(), 2u);
+}
+
 TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(3));

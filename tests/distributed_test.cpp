@@ -286,6 +286,17 @@ TEST(DdpTest, LauncherRunsWorkersWithRankPrefixesAndRankZeroRecords) {
   EXPECT_EQ(records[0].techniques_on.front(), "ddp");
 }
 
+// The launcher learns how each worker ended from waitpid, which an ignored SIGCHLD breaks (the
+// kernel reaps the worker first): it waited for ever.
+TEST(DdpTest, ALauncherStartedWithSigchldIgnoredRunsToTheEnd) {
+  testing::TempDir dir;
+  const auto config = write_ddp_config(dir, 6, 30);
+  const auto exit_code = testing::run_with_sigchld_ignored(
+      kExecutable, {"run", "--config", config, "--nproc", "2", "--out", dir.file("results")});
+  ASSERT_TRUE(exit_code.has_value()) << "the launcher did not end within 2 minutes";
+  EXPECT_EQ(*exit_code, 0);
+}
+
 TEST(DdpTest, APortInUseIsAClearErrorOnRankZero) {
   testing::TempDir dir;
   const auto config = write_ddp_config(dir, 2, 5);

@@ -1,12 +1,17 @@
 // Helpers shared by the tests: a temporary folder, file writers, running the CLI.
 #pragma once
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -59,6 +64,35 @@ inline CommandResult run_command(const std::string& command) {
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+// Runs `executable args...` as a launcher may start it, with SIGCHLD ignored (that survives
+// exec), output discarded. Its exit code (128 + signal when killed), or nothing when it had not
+// ended after 2 minutes (it is killed then).
+inline std::optional<int> run_with_sigchld_ignored(const std::string& executable,
+                                                   const std::vector<std::string>& args) {
+  std::vector<char*> argv = {const_cast<char*>(executable.c_str())};
+  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {  // only async-signal-safe calls until exec
+    std::signal(SIGCHLD, SIG_IGN);
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    ::dup2(null_fd, STDOUT_FILENO);
+    ::dup2(null_fd, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  for (int tenth = 0; tenth < 1200; ++tenth) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    ::usleep(100 * 1000);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return std::nullopt;
 }
 
 // A record as a suite run would write it, with the numbers a report compares.

@@ -166,6 +166,7 @@ int launch_local_workers(const LocalLaunch& launch) {
                launch.master_addr.c_str(), port);
   g_stop_signal = 0;
   const ScopedSignalHandlers stop_signals({SIGINT, SIGTERM}, remember_stop);
+  const ScopedSignalHandlers child_exits_kept({SIGCHLD}, SIG_DFL);
 
   std::vector<Worker> workers;
   for (int rank = 0; rank < launch.nproc; ++rank)

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -95,9 +96,13 @@ std::string run_child(const std::vector<std::string>& argv) {
   }
   ::close(pipe_ends[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
+  pid_t waited = -1;
+  do {
+    waited = ::waitpid(pid, &status, 0);
+  } while (waited < 0 && errno == EINTR);
   g_child_pid = 0;
+  if (waited < 0)
+    return "could not learn how the run process ended: " + std::string(strerror(errno));
   if (WIFSIGNALED(status)) {
     return "run process killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
            strsignal(WTERMSIG(status)) + ")";
@@ -264,6 +269,7 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   // Until the suite ends, however it ends (a record that cannot be read throws out of here).
   g_stop_signal = 0;
   const ScopedSignalHandlers stop_signals({SIGINT, SIGTERM}, forward_and_stop);
+  const ScopedSignalHandlers child_exits_kept({SIGCHLD}, SIG_DFL);
   const auto suite_start = Clock::now();
   const auto to_run = static_cast<int64_t>(suite.plan.size() - recorded.size());
   int64_t started = 0;
