@@ -154,16 +154,24 @@ TEST(CliTest, SuiteRunsEachEntryInItsOwnProcessAndRecordsAll) {
 }
 
 // The runner learns how each run ended from waitpid, which an ignored SIGCHLD breaks (the kernel
-// reaps the child first): it spun on waitpid at 100% CPU forever.
-TEST(CliTest, ASuiteStartedWithSigchldIgnoredRunsToTheEnd) {
+// reaps the child first): it spun on waitpid at 100% CPU forever. The first run dies of SIGSEGV:
+// only a runner that restored SIGCHLD's default can still tell how it died.
+TEST(CliTest, ASuiteStartedWithSigchldIgnoredRunsToTheEndAndKnowsHowEachRunEnded) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(1));
+  // env(1) sets the fault for the suite and its runs; the ignored SIGCHLD survives its exec.
   const auto exit_code = testing::run_with_sigchld_ignored(
-      speedbench_cli(), {"run", "--suite", dir.file("suite.json"), "--out", dir.file("out")});
+      "/usr/bin/env", {"SPEEDBENCH_INJECT_FAULT=0:segfault", speedbench_cli(), "run", "--suite",
+                       dir.file("suite.json"), "--out", dir.file("out")});
   ASSERT_TRUE(exit_code.has_value()) << "the suite did not end within 2 minutes";
-  EXPECT_EQ(*exit_code, 0);
+  EXPECT_EQ(*exit_code, 1);  // a crashed run makes the suite fail
   const auto folder = only_run_folder(dir.file("out/mini"));
-  EXPECT_EQ(read_records((folder / "runs.jsonl").string()).size(), 2u);
+  const auto records = read_records((folder / "runs.jsonl").string());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].status, RunStatus::kCrashed);
+  EXPECT_NE(records[0].message.find("killed by signal 11"), std::string::npos)
+      << records[0].message;
+  EXPECT_EQ(records[1].status, RunStatus::kOk) << records[1].message;
 }
 
 TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
