@@ -316,17 +316,14 @@ std::string health_section(const ReportInputs& in) {
   return out.str();
 }
 
-}  // namespace
-
-std::string markdown_report(const ReportInputs& in) {
-  const auto& results = in.results;
+// Title, what was run, and how to read the numbers.
+std::string report_heading(const Results& results) {
   std::map<std::string, int> statuses;
   for (const auto& r : results.records) statuses[to_string(r.status)] += 1;
   std::string status_text;
   for (const auto& [status, count] : statuses) {
     status_text += (status_text.empty() ? "" : ", ") + std::to_string(count) + " " + status;
   }
-  const auto& first = results.records.front();
   std::ostringstream out;
   out << "# speedbench report: " << results.suite << " (" << results.device << ")\n\n";
   if (!results.plan.is_null()) {
@@ -334,21 +331,25 @@ std::string markdown_report(const ReportInputs& in) {
         << "Design `" << results.plan.value("design", "") << "`, "
         << results.plan.value("repetitions", 0) << " repetitions, interleaved. ";
   }
-  out << results.records.size() << " records (" << status_text << "), " << first.started_at
-      << " to " << results.records.back().finished_at << ", run folder `" << results.folder
-      << "`.\n\n"
+  out << results.records.size() << " records (" << status_text << "), "
+      << results.records.front().started_at << " to " << results.records.back().finished_at
+      << ", run folder `" << results.folder << "`.\n\n"
       << "Ratios are variant / baseline of the medians over repetitions, with a bootstrap 95% "
          "interval; p is the two-sided Mann-Whitney U test on per-run throughput; CV is the "
          "coefficient of variation of throughput over repetitions (baseline/variant, flagged "
          "above 10%). Training memory is the peak of tracked tensor bytes during training "
          "steps above what was resident when training started (the dataset, the model): "
          "activations, gradients, optimizer state. Accuracy is a difference, not a ratio.\n\n";
+  return out.str();
+}
 
-  out << "## By technique\n\n"
-      << technique_overview(in) << "\n## Summary\n\n"
+// One row per compared technique and workload, with its claims and their verdicts; the
+// comparisons that could not be made follow, with the reason.
+std::string summary_section(const ReportInputs& in) {
+  std::ostringstream out, skipped;
+  out << "\n## Summary\n\n"
       << header({"workload", "technique", "n base/var", "throughput", "p", "CV", "training memory",
                  "accuracy delta", "time to target", "claim", "verdict"});
-  std::ostringstream skipped;
   for (const auto& r : in.comparisons) {
     const auto& c = r.comparison;
     if (r.status != "ok") {
@@ -357,7 +358,7 @@ std::string markdown_report(const ReportInputs& in) {
     }
     const auto* throughput = r.metric("throughput");
     std::string claim, verdict;
-    for (const auto* cl : claims_for(in.claims, c, results)) {
+    for (const auto* cl : claims_for(in.claims, c, in.results)) {
       claim += (claim.empty() ? "" : "; ") + claim_text(*cl);
       verdict += (verdict.empty() ? "" : "; ") + verdict_of(in.verdicts, cl, c.workload);
     }
@@ -371,9 +372,12 @@ std::string markdown_report(const ReportInputs& in) {
     out << "\n## Not compared\n\n"
         << header({"workload", "technique", "status", "reason"}) << skipped.str();
   }
-  out << scaling_table(in);
-  if (!in.verdicts.empty()) out << "\n## Claims\n\n" << verdict_table(in.verdicts);
+  return out.str();
+}
 
+// The published claim and source of each technique the report compares, once each.
+std::string published_claims_section(const ReportInputs& in) {
+  std::ostringstream out;
   out << "\n## Published claims of the techniques compared\n\n"
       << header({"technique", "tip", "claim", "source"});
   std::set<std::string> listed;
@@ -383,7 +387,12 @@ std::string markdown_report(const ReportInputs& in) {
     out << row(
         {info->id, info->tip > 0 ? std::to_string(info->tip) : "-", info->claim, info->source});
   }
+  return out.str();
+}
 
+// The ratios the summary leaves out: step time, FLOP/s, MFU, total and evaluation memory, syncs.
+std::string more_metrics_section(const ReportInputs& in) {
+  std::ostringstream out;
   out << "\n## More metrics per comparison\n\n"
       << header({"workload", "technique", "median step", "model FLOP/s", "MFU",
                  "peak memory (total)", "peak reserved (CUDA)", "eval peak memory", "eval time",
@@ -396,14 +405,27 @@ std::string markdown_report(const ReportInputs& in) {
                 metric_text(r, "eval_time"), metric_text(r, "syncs_per_step"),
                 metric_text(r, "device_syncs_per_step"), metric_text(r, "parameters")});
   }
-  out << "\n## Variants\n" << variant_tables(results);
+  return out.str();
+}
 
-  out << health_section(in);
+std::string environment_section(const Record& first) {
+  std::ostringstream out;
   out << "\n## Environment (first record)\n\n" << header({"key", "value"});
   for (const auto& [key, value] : first.environment.items()) {
     out << row({key, value.is_string() ? value.get<std::string>() : value.dump()});
   }
   return out.str();
+}
+
+}  // namespace
+
+std::string markdown_report(const ReportInputs& in) {
+  std::string claims;
+  if (!in.verdicts.empty()) claims = "\n## Claims\n\n" + verdict_table(in.verdicts);
+  return report_heading(in.results) + "## By technique\n\n" + technique_overview(in) +
+         summary_section(in) + scaling_table(in) + claims + published_claims_section(in) +
+         more_metrics_section(in) + "\n## Variants\n" + variant_tables(in.results) +
+         health_section(in) + environment_section(in.results.records.front());
 }
 
 nlohmann::json summary_json(const ReportInputs& in) {
