@@ -70,6 +70,98 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& err
   return message;
 }
 
+// One function per command: its options, bound to the arguments it fills.
+CLI::App* add_run_one_command(CLI::App& app, speedbench::RunOneArgs& args) {
+  auto* command = app.add_subcommand("run-one", "Train one config and append its record");
+  command->add_option("--config", args.config_path, "TrainConfig JSON file")->required();
+  command->add_option("--out", args.results_root, "Results root folder")->capture_default_str();
+  command->add_option("--records", args.records_path,
+                      "Append to this runs.jsonl instead of <out>/<suite>/<run-id>/runs.jsonl");
+  command->add_option("--run-id", args.identity.run_id, "Run id (default: a new one)");
+  command->add_option("--suite", args.identity.suite, "Suite name")->capture_default_str();
+  command->add_option("--variant", args.identity.variant, "Variant name")->capture_default_str();
+  command->add_option("--run-index", args.identity.run_index, "Position in the suite plan");
+  command->add_option("--repetition", args.identity.repetition, "Repetition number");
+  command->add_option("--data-root", args.data_root, "Read the dataset from this folder");
+  command->add_flag("--quiet", args.quiet, "No progress lines");
+  command->add_flag("--brief", args.brief, "A one-line summary");
+  command->add_flag("--deterministic", args.deterministic,
+                    "Deterministic algorithms (with the config's seed and threads: "
+                    "bitwise-identical losses on CPU)");
+  command->add_option("--nproc", args.nproc,
+                      "DDP: start this many local worker processes (overrides ddp_world_size)");
+  return command;
+}
+
+// `run --suite FILE`, or `run --config FILE [--nproc N]`: one config, as run-one (the
+// torchrun-like entry point), which fills `one_config`.
+CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
+                          speedbench::RunOneArgs& one_config) {
+  auto* command = app.add_subcommand("run", "Run a suite (each run in a child process)");
+  auto* suite_option = command->add_option("--suite", args.suite_path, "Suite JSON file");
+  auto* config_option = command->add_option("--config", one_config.config_path,
+                                            "Run one TrainConfig instead of a suite");
+  command->add_option("--nproc", one_config.nproc,
+                      "With --config: DDP with this many local worker processes");
+  command->add_flag("--deterministic", one_config.deterministic,
+                    "With --config: deterministic algorithms");
+  suite_option->excludes(config_option);
+  command->callback([suite_option, config_option] {
+    if (suite_option->count() == 0 && config_option->count() == 0) {
+      throw CLI::RequiredError("--suite or --config");
+    }
+  });
+  command->add_option("--out", args.results_root, "Results root folder")->capture_default_str();
+  command->add_option("--data-root", args.data_root, "Read datasets from this folder");
+  command->add_flag("--resume", args.resume,
+                    "Continue the newest run of this suite with the same plan: skip recorded runs");
+  command->add_option("--only", args.only, "Techniques (or variants) to run, comma-separated")
+      ->delimiter(',');
+  command->add_option("--exclude", args.exclude, "Techniques (or variants) to leave out")
+      ->delimiter(',');
+  return command;
+}
+
+CLI::App* add_report_command(CLI::App& app, speedbench::ReportArgs& args) {
+  auto* command = app.add_subcommand("report", "Report a run folder: report.md, summary.json");
+  command->add_option("dir", args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
+  command->add_option("--claims", args.claims_path, "Claims registry")->capture_default_str();
+  command->add_option("--micro", args.micro_path,
+                      "Fold in a micro-benchmark JSON (default: DIR/micro.json when present)");
+  return command;
+}
+
+// Fills `args` as report does, with the claims required.
+CLI::App* add_verify_command(CLI::App& app, speedbench::ReportArgs& args) {
+  args.claims_required = true;
+  auto* command =
+      app.add_subcommand("verify", "Verdicts on claims; exit 1 if a gating claim is not confirmed");
+  command->add_option("dir", args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
+  command->add_option("--claims", args.claims_path, "Claims registry")->capture_default_str();
+  return command;
+}
+
+CLI::App* add_reproduce_command(CLI::App& app, speedbench::ReproduceArgs& args) {
+  auto* command = app.add_subcommand("reproduce",
+                                     "Rerun a recorded run from its record; do the metrics agree?");
+  command->add_option("records", args.records_path, "A runs.jsonl")->required();
+  command->add_option("--line", args.line, "Which record, 1-based (default: the last)");
+  command->add_option("--out", args.out_path, "Append the rerun's record to this runs.jsonl");
+  command->add_option("--data-root", args.data_root, "Read the dataset from this folder");
+  return command;
+}
+
+CLI::App* add_lr_find_command(CLI::App& app, speedbench::LrFindArgs& args) {
+  auto* command = app.add_subcommand("lr-find", "LR range test: suggest a peak LR for a config");
+  command->add_option("--config", args.config_path, "TrainConfig JSON file")->required();
+  command->add_option("--start-lr", args.start_lr, "First LR of the sweep")->capture_default_str();
+  command->add_option("--end-lr", args.end_lr, "Last LR of the sweep")->capture_default_str();
+  command->add_option("--steps", args.steps, "Sweep steps")->capture_default_str();
+  command->add_option("--out", args.out_path, "Write the curve (JSON) here");
+  command->add_option("--data-root", args.data_root, "Read the dataset from this folder");
+  return command;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,97 +171,17 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_line);
 
   RunOneArgs run_one;
-  auto* run_one_cmd = app.add_subcommand("run-one", "Train one config and append its record");
-  run_one_cmd->add_option("--config", run_one.config_path, "TrainConfig JSON file")->required();
-  run_one_cmd->add_option("--out", run_one.results_root, "Results root folder")
-      ->capture_default_str();
-  run_one_cmd->add_option("--records", run_one.records_path,
-                          "Append to this runs.jsonl instead of <out>/<suite>/<run-id>/runs.jsonl");
-  run_one_cmd->add_option("--run-id", run_one.identity.run_id, "Run id (default: a new one)");
-  run_one_cmd->add_option("--suite", run_one.identity.suite, "Suite name")->capture_default_str();
-  run_one_cmd->add_option("--variant", run_one.identity.variant, "Variant name")
-      ->capture_default_str();
-  run_one_cmd->add_option("--run-index", run_one.identity.run_index, "Position in the suite plan");
-  run_one_cmd->add_option("--repetition", run_one.identity.repetition, "Repetition number");
-  run_one_cmd->add_option("--data-root", run_one.data_root, "Read the dataset from this folder");
-  run_one_cmd->add_flag("--quiet", run_one.quiet, "No progress lines");
-  run_one_cmd->add_flag("--brief", run_one.brief, "A one-line summary");
-  run_one_cmd->add_flag("--deterministic", run_one.deterministic,
-                        "Deterministic algorithms (with the config's seed and threads: "
-                        "bitwise-identical losses on CPU)");
-  run_one_cmd->add_option("--nproc", run_one.nproc,
-                          "DDP: start this many local worker processes (overrides ddp_world_size)");
-
   RunSuiteArgs run_suite_args;
-  auto* run_cmd = app.add_subcommand("run", "Run a suite (each run in a child process)");
-  auto* suite_option = run_cmd->add_option("--suite", run_suite_args.suite_path, "Suite JSON file");
-  // `run --config FILE [--nproc N]`: one config, as run-one (the torchrun-like entry point).
-  auto* config_option = run_cmd->add_option("--config", run_one.config_path,
-                                            "Run one TrainConfig instead of a suite");
-  run_cmd->add_option("--nproc", run_one.nproc,
-                      "With --config: DDP with this many local worker processes");
-  run_cmd->add_flag("--deterministic", run_one.deterministic,
-                    "With --config: deterministic algorithms");
-  suite_option->excludes(config_option);
-  run_cmd->callback([&] {
-    if (suite_option->count() == 0 && config_option->count() == 0) {
-      throw CLI::RequiredError("--suite or --config");
-    }
-  });
-  run_cmd->add_option("--out", run_suite_args.results_root, "Results root folder")
-      ->capture_default_str();
-  run_cmd->add_option("--data-root", run_suite_args.data_root, "Read datasets from this folder");
-  run_cmd->add_flag("--resume", run_suite_args.resume,
-                    "Continue the newest run of this suite with the same plan: skip recorded runs");
-  run_cmd
-      ->add_option("--only", run_suite_args.only,
-                   "Techniques (or variants) to run, comma-separated")
-      ->delimiter(',');
-  run_cmd->add_option("--exclude", run_suite_args.exclude, "Techniques (or variants) to leave out")
-      ->delimiter(',');
-
-  ReportArgs report_args;
-  auto* report_cmd = app.add_subcommand("report", "Report a run folder: report.md, summary.json");
-  report_cmd->add_option("dir", report_args.results_dir, "Run folder (results/<suite>/<run-id>)")
-      ->required();
-  report_cmd->add_option("--claims", report_args.claims_path, "Claims registry")
-      ->capture_default_str();
-  report_cmd->add_option("--micro", report_args.micro_path,
-                         "Fold in a micro-benchmark JSON (default: DIR/micro.json when present)");
-
-  ReportArgs verify_args;
-  verify_args.claims_required = true;
-  auto* verify_cmd =
-      app.add_subcommand("verify", "Verdicts on claims; exit 1 if a gating claim is not confirmed");
-  verify_cmd->add_option("dir", verify_args.results_dir, "Run folder (results/<suite>/<run-id>)")
-      ->required();
-  verify_cmd->add_option("--claims", verify_args.claims_path, "Claims registry")
-      ->capture_default_str();
-
-  auto* list_cmd = app.add_subcommand("list", "List workloads and techniques");
-
+  ReportArgs report_args, verify_args;
   ReproduceArgs reproduce_args;
-  auto* reproduce_cmd = app.add_subcommand(
-      "reproduce", "Rerun a recorded run from its record; do the metrics agree?");
-  reproduce_cmd->add_option("records", reproduce_args.records_path, "A runs.jsonl")->required();
-  reproduce_cmd->add_option("--line", reproduce_args.line,
-                            "Which record, 1-based (default: the last)");
-  reproduce_cmd->add_option("--out", reproduce_args.out_path,
-                            "Append the rerun's record to this runs.jsonl");
-  reproduce_cmd->add_option("--data-root", reproduce_args.data_root,
-                            "Read the dataset from this folder");
-
   LrFindArgs lr_find;
-  auto* lr_find_cmd =
-      app.add_subcommand("lr-find", "LR range test: suggest a peak LR for a config");
-  lr_find_cmd->add_option("--config", lr_find.config_path, "TrainConfig JSON file")->required();
-  lr_find_cmd->add_option("--start-lr", lr_find.start_lr, "First LR of the sweep")
-      ->capture_default_str();
-  lr_find_cmd->add_option("--end-lr", lr_find.end_lr, "Last LR of the sweep")
-      ->capture_default_str();
-  lr_find_cmd->add_option("--steps", lr_find.steps, "Sweep steps")->capture_default_str();
-  lr_find_cmd->add_option("--out", lr_find.out_path, "Write the curve (JSON) here");
-  lr_find_cmd->add_option("--data-root", lr_find.data_root, "Read the dataset from this folder");
+  auto* run_one_cmd = add_run_one_command(app, run_one);
+  auto* run_cmd = add_run_command(app, run_suite_args, run_one);
+  auto* report_cmd = add_report_command(app, report_args);
+  auto* verify_cmd = add_verify_command(app, verify_args);
+  auto* list_cmd = app.add_subcommand("list", "List workloads and techniques");
+  auto* reproduce_cmd = add_reproduce_command(app, reproduce_args);
+  auto* lr_find_cmd = add_lr_find_command(app, lr_find);
 
   try {
     app.parse(argc, argv);
