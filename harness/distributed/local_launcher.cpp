@@ -26,6 +26,8 @@ namespace speedbench::distributed {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 volatile sig_atomic_t g_stop_signal = 0;
 void remember_stop(int signal) { g_stop_signal = signal; }
 
@@ -128,6 +130,50 @@ void signal_running(std::vector<Worker>& workers, int signal) {
   }
 }
 
+// Waits up to 100 ms for output from any worker and forwards what came, line by line.
+void forward_output(std::vector<Worker>& workers) {
+  std::vector<pollfd> fds;
+  std::vector<std::pair<Worker*, bool>> owners;  // (worker, is stdout)
+  for (auto& w : workers) {
+    if (w.out_fd >= 0) {
+      fds.push_back({w.out_fd, POLLIN, 0});
+      owners.push_back({&w, true});
+    }
+    if (w.err_fd >= 0) {
+      fds.push_back({w.err_fd, POLLIN, 0});
+      owners.push_back({&w, false});
+    }
+  }
+  if (!fds.empty())
+    ::poll(fds.data(), fds.size(), 100);
+  else
+    ::usleep(100 * 1000);
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[i].revents == 0) continue;
+    auto& [w, is_out] = owners[i];
+    if (is_out)
+      drain(*w, w->out_fd, w->out_partial, stdout);
+    else
+      drain(*w, w->err_fd, w->err_partial, stderr);
+  }
+}
+
+// Reaps the workers that ended. The first failure (before any stop was sent) is the run's: it
+// is kept in `failure`, and the other workers are asked to stop.
+void reap_ended(std::vector<Worker>& workers, std::string& failure,
+                std::optional<Clock::time_point>& stop_sent) {
+  for (auto& w : workers) {
+    if (!w.running || ::waitpid(w.pid, &w.status, WNOHANG) != w.pid) continue;
+    w.running = false;
+    if (failed(w.status) && failure.empty() && !stop_sent) {
+      failure = "rank " + std::to_string(w.rank) + " " + describe_exit(w.status);
+      std::fprintf(stderr, "[launcher] %s: stopping the other workers\n", failure.c_str());
+      signal_running(workers, SIGTERM);
+      stop_sent = Clock::now();
+    }
+  }
+}
+
 }  // namespace
 
 int find_free_port(const std::string& address) {
@@ -172,7 +218,6 @@ int launch_local_workers(const LocalLaunch& launch) {
   for (int rank = 0; rank < launch.nproc; ++rank)
     workers.push_back(spawn_worker(launch, rank, port));
 
-  using Clock = std::chrono::steady_clock;
   std::string failure;  // the first failure, which stops the others
   std::optional<Clock::time_point> stop_sent;
   bool forwarded_signal = false;
@@ -183,40 +228,8 @@ int launch_local_workers(const LocalLaunch& launch) {
     return false;
   };
   while (alive()) {
-    std::vector<pollfd> fds;
-    std::vector<std::pair<Worker*, bool>> owners;  // (worker, is stdout)
-    for (auto& w : workers) {
-      if (w.out_fd >= 0) {
-        fds.push_back({w.out_fd, POLLIN, 0});
-        owners.push_back({&w, true});
-      }
-      if (w.err_fd >= 0) {
-        fds.push_back({w.err_fd, POLLIN, 0});
-        owners.push_back({&w, false});
-      }
-    }
-    if (!fds.empty())
-      ::poll(fds.data(), fds.size(), 100);
-    else
-      ::usleep(100 * 1000);
-    for (size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
-      auto& [w, is_out] = owners[i];
-      if (is_out)
-        drain(*w, w->out_fd, w->out_partial, stdout);
-      else
-        drain(*w, w->err_fd, w->err_partial, stderr);
-    }
-    for (auto& w : workers) {
-      if (!w.running || ::waitpid(w.pid, &w.status, WNOHANG) != w.pid) continue;
-      w.running = false;
-      if (failed(w.status) && failure.empty() && !stop_sent) {
-        failure = "rank " + std::to_string(w.rank) + " " + describe_exit(w.status);
-        std::fprintf(stderr, "[launcher] %s: stopping the other workers\n", failure.c_str());
-        signal_running(workers, SIGTERM);
-        stop_sent = Clock::now();
-      }
-    }
+    forward_output(workers);
+    reap_ended(workers, failure, stop_sent);
     if (g_stop_signal != 0 && !forwarded_signal) {
       signal_running(workers, g_stop_signal);
       forwarded_signal = true;
