@@ -71,4 +71,20 @@ BatchProbe probe_training_step(const TrainConfig& config, const Workload& worklo
   return probe;
 }
 
+int64_t apply_max_batch(TrainConfig& config, const Workload& workload,
+                        const torch::Device& device) {
+  const auto& options = config.techniques.max_batch;
+  const auto result = search_max_batch(
+      [&](int64_t batch) {
+        return probe_training_step(config, workload, batch, options.budget_bytes, device);
+      },
+      config.batch_size, std::min<int64_t>(options.limit, workload.data.train.size()));
+  if (result.batch == 0) {
+    throw std::invalid_argument("max_batch: not even batch " + std::to_string(config.batch_size) +
+                                " fits techniques.max_batch.budget_bytes");
+  }
+  config.batch_size = result.batch;
+  return static_cast<int64_t>(result.probes.size());
+}
+
 }  // namespace speedbench

@@ -38,4 +38,9 @@ MaxBatchResult search_max_batch(const std::function<BatchProbe(int64_t)>& measur
 BatchProbe probe_training_step(const TrainConfig& config, const Workload& workload, int64_t batch,
                                int64_t budget_bytes, const torch::Device& device);
 
+// Replaces config.batch_size by the largest batch within techniques.max_batch's budget (the
+// caller scales the LR by new / old batch: the linear scaling rule) and returns how many
+// candidates the search tried. Throws std::invalid_argument when not even the config's batch fits.
+int64_t apply_max_batch(TrainConfig& config, const Workload& workload, const torch::Device& device);
+
 }  // namespace speedbench

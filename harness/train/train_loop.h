@@ -1,4 +1,5 @@
-// The training loop: one readable function that runs a TrainConfig and measures it.
+// The training loop: runs a TrainConfig and measures it. train_loop.cpp reads top to bottom: the
+// set-up, the loop, the parts of one step in the order it runs them, the totals.
 #pragma once
 
 #include <functional>
