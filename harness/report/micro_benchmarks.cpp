@@ -1,21 +1,15 @@
 #include "harness/report/micro_benchmarks.h"
 
-#include <cstdio>
 #include <map>
 #include <sstream>
 
 #include "harness/config/config_error.h"
 #include "harness/config/json_reader.h"
+#include "harness/report/report_text.h"
 
 namespace speedbench::report {
 
 namespace {
-
-std::string format_number(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
 
 std::string rate_text(const MicroBenchmark& b) {
   if (b.bytes_per_second > 0) return format_number("%.3g GB/s", b.bytes_per_second / 1e9);

@@ -1,5 +1,6 @@
-// A run folder's report in three forms: markdown for people (the main table first, then the
-// claims, the details and the environment), JSON for machines and plots, and a console table.
+// A run folder's report in three forms, one file each: markdown for people (markdown_report.cpp:
+// the main table first, then the claims, the details and the environment), JSON for machines
+// and plots (summary_json.cpp), and a console table (console_summary.cpp).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/report/report_text.h"
 #include "harness/techniques/registry.h"
 
 namespace speedbench::report {
@@ -17,44 +18,23 @@ constexpr double kNoisyCv = 0.10;           // a coefficient of variation above 
 constexpr double kBusyCoresAtStart = 0.25;  // other processes' load that flags a run
 constexpr int kMinRepetitionsForUTest = 5;
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
-
-// "1.42x [1.35, 1.50]" for a ratio, "+0.012 [-0.003, +0.020]" for a difference.
-std::string interval_text(const MetricComparison* m, const MetricInfo& info) {
-  if (m == nullptr) return "-";
-  if (!m->defined) return m->note.empty() ? "-" : "n/a (" + m->note + ")";
-  if (info.ratio) {
-    return format("%.3gx", m->interval.estimate) + " [" + format("%.3g", m->interval.low) + ", " +
-           format("%.3g", m->interval.high) + "]";
-  }
-  return format("%+.4f", m->interval.estimate) + " [" + format("%+.4f", m->interval.low) + ", " +
-         format("%+.4f", m->interval.high) + "]";
-}
-
-std::string metric_text(const ComparisonResult& r, const std::string& id) {
-  return interval_text(r.metric(id), *find_metric(id));
-}
-
 std::string cv_text(const MetricComparison* m) {
   if (m == nullptr || m->n_baseline < 2 || m->n_variant < 2) return "-";
   const bool noisy = m->baseline_cv > kNoisyCv || m->variant_cv > kNoisyCv;
-  return format("%.0f%%", 100 * m->baseline_cv) + "/" + format("%.0f%%", 100 * m->variant_cv) +
-         (noisy ? " (noisy)" : "");
+  return format_number("%.0f%%", 100 * m->baseline_cv) + "/" +
+         format_number("%.0f%%", 100 * m->variant_cv) + (noisy ? " (noisy)" : "");
 }
 
 std::string p_text(const MetricComparison* m) {
   if (m == nullptr || !m->defined) return "-";
-  return m->p_value < 0.001 ? "<0.001" : format("%.3f", m->p_value);
+  return m->p_value < 0.001 ? "<0.001" : format_number("%.3f", m->p_value);
 }
 
 std::string claim_text(const Claim& claim) {
   const auto* info = find_metric(claim.metric);
   return claim.metric + " " + claim.direction + " " +
-         (info->ratio ? format("%gx", claim.threshold) : format("%+g", claim.threshold));
+         (info->ratio ? format_number("%gx", claim.threshold)
+                      : format_number("%+g", claim.threshold));
 }
 
 std::string verdict_of(const std::vector<ClaimVerdict>& verdicts, const Claim* claim,
@@ -78,7 +58,7 @@ std::string header(const std::vector<std::string>& cells) {
   return row(cells) + separator + "\n";
 }
 
-std::string mib(double bytes) { return format("%.1f", bytes / 1048576.0); }
+std::string mib(double bytes) { return format_number("%.1f", bytes / 1048576.0); }
 
 // Per (workload, variant): what its runs measured, medians over the ok ones.
 std::string variant_tables(const Results& results) {
@@ -129,40 +109,22 @@ std::string variant_tables(const Results& results) {
     const auto params = median(key, "parameters");
     out << row(
         {key.second, std::to_string(ok) + "/" + std::to_string(runs),
-         throughput ? format("%.0f", throughput->median) + " (" +
-                          format("%.1f%%", 100 * throughput->cv) + ")"
+         throughput ? format_number("%.0f", throughput->median) + " (" +
+                          format_number("%.1f%%", 100 * throughput->cv) + ")"
                     : "-",
-         (flop_rate ? format("%.2f", flop_rate->median / 1e9) : "-") +
-             (mfu ? format(" (%.1f%%)", 100 * mfu->median) : ""),
-         step ? format("%.2f", step->median) : "-",
+         (flop_rate ? format_number("%.2f", flop_rate->median / 1e9) : "-") +
+             (mfu ? format_number(" (%.1f%%)", 100 * mfu->median) : ""),
+         step ? format_number("%.2f", step->median) : "-",
          (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
-         accuracy ? format("%.4f", accuracy->median) : "-",
-         ttt ? format("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" +
+         accuracy ? format_number("%.4f", accuracy->median) : "-",
+         ttt ? format_number("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" +
                    std::to_string(ok) + ")"
              : "- (0/" + std::to_string(ok) + ")",
-         (syncs ? format("%.2f", syncs->median) : "-") +
-             (device_syncs ? format(" (%.2f)", device_syncs->median) : ""),
-         params ? format("%.0f", params->median) : "-"});
+         (syncs ? format_number("%.2f", syncs->median) : "-") +
+             (device_syncs ? format_number(" (%.2f)", device_syncs->median) : ""),
+         params ? format_number("%.0f", params->median) : "-"});
   }
   return out.str();
-}
-
-nlohmann::json interval_json(const MetricComparison& m) {
-  nlohmann::json j = {{"n_baseline", m.n_baseline},
-                      {"n_variant", m.n_variant},
-                      {"baseline_median", m.baseline_median},
-                      {"variant_median", m.variant_median},
-                      {"baseline_cv", m.baseline_cv},
-                      {"variant_cv", m.variant_cv},
-                      {"defined", m.defined},
-                      {"p_value", m.p_value},
-                      {"note", m.note}};
-  if (m.defined) {
-    j["estimate"] = m.interval.estimate;
-    j["low"] = m.interval.low;
-    j["high"] = m.interval.high;
-  }
-  return j;
 }
 
 // One row per technique (comparison label), one column per workload: the table a person reads
@@ -234,8 +196,8 @@ std::string scaling_table(const ReportInputs& in) {
     const auto steps = metric_values(in.results, c.workload, c.variant, *find_metric("step_time"));
     if (!waits.empty() && !steps.empty()) {
       const double w = measure::summarize(waits).median;
-      wait = format("%.2f ms", w) +
-             format(" (%.0f%% of a step)", 100 * w / measure::summarize(steps).median);
+      wait = format_number("%.2f ms", w) +
+             format_number(" (%.0f%% of a step)", 100 * w / measure::summarize(steps).median);
     }
     for (const auto& record : in.results.records) {
       if (record.workload != c.workload || record.variant != c.variant ||
@@ -244,7 +206,7 @@ std::string scaling_table(const ReportInputs& in) {
       const auto& d = record.metrics.distributed;
       ranks.clear();
       for (double ms : d.rank_step_ms_median)
-        ranks += (ranks.empty() ? "" : " / ") + format("%.1f", ms);
+        ranks += (ranks.empty() ? "" : " / ") + format_number("%.1f", ms);
       buckets = std::to_string(d.buckets) + " (" + std::to_string(d.overlapped_buckets) +
                 " during backward)";
       break;
@@ -273,12 +235,12 @@ std::string health_section(const ReportInputs& in) {
     std::vector<std::string> flags;
     const auto steps = measure::summarize(r.metrics.step_ms);
     if (r.metrics.step_ms.size() >= 2 && steps.cv > kNoisyCv) {
-      flags.push_back("step-time CV " + format("%.0f%%", 100 * steps.cv) + " > 10%");
+      flags.push_back("step-time CV " + format_number("%.0f%%", 100 * steps.cv) + " > 10%");
     }
     const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
     if (state.value("busy_cores", 0.0) > kBusyCoresAtStart) {
-      flags.push_back("other load at start: " + format("%.2f", state.value("busy_cores", 0.0)) +
-                      " cores busy");
+      flags.push_back("other load at start: " +
+                      format_number("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
     }
     const auto governor = state.value("cpufreq_governor", std::string("unavailable"));
     if (governor != "unavailable" && governor != "performance") {
@@ -302,7 +264,8 @@ std::string health_section(const ReportInputs& in) {
   std::ostringstream out;
   out << "\n## Measurement health\n\n"
       << flagged << " of " << in.results.records.size()
-      << " runs flagged (step-time CV above 10%, more than " << format("%.2f", kBusyCoresAtStart)
+      << " runs flagged (step-time CV above 10%, more than "
+      << format_number("%.2f", kBusyCoresAtStart)
       << " cores busy with other work when the run started, or a CPU frequency governor other "
          "than performance; on machines that do not expose cpufreq, e.g. most VMs, the governor is "
          "unknown).\n";
@@ -428,60 +391,6 @@ std::string markdown_report(const ReportInputs& in) {
          health_section(in) + environment_section(in.results.records.front());
 }
 
-nlohmann::json summary_json(const ReportInputs& in) {
-  nlohmann::json comparisons = nlohmann::json::array();
-  for (const auto& r : in.comparisons) {
-    nlohmann::json metrics = nlohmann::json::object();
-    for (const auto& m : r.metrics) metrics[m.metric] = interval_json(m);
-    nlohmann::json claimed = nlohmann::json::array();
-    for (const auto* claim : claims_for(in.claims, r.comparison, in.results)) {
-      claimed.push_back({{"id", claim->id},
-                         {"metric", claim->metric},
-                         {"direction", claim->direction},
-                         {"threshold", claim->threshold}});
-    }
-    comparisons.push_back({{"workload", r.comparison.workload},
-                           {"label", r.comparison.label},
-                           {"baseline", r.comparison.baseline},
-                           {"variant", r.comparison.variant},
-                           {"status", r.status},
-                           {"reason", r.reason},
-                           {"baseline_ok", r.baseline_ok},
-                           {"variant_ok", r.variant_ok},
-                           {"metrics", metrics},
-                           {"claims", claimed}});
-  }
-  nlohmann::json verdicts = nlohmann::json::array();
-  for (const auto& v : in.verdicts) {
-    nlohmann::json j = {{"id", v.claim->id},
-                        {"technique", v.claim->technique},
-                        {"metric", v.claim->metric},
-                        {"direction", v.claim->direction},
-                        {"threshold", v.claim->threshold},
-                        {"gate", v.claim->gate},
-                        {"verdict", v.verdict},
-                        {"workload", v.workload},
-                        {"reason", v.reason},
-                        {"source", v.claim->source}};
-    if (v.measured) {
-      j["estimate"] = v.interval.estimate;
-      j["low"] = v.interval.low;
-      j["high"] = v.interval.high;
-    }
-    verdicts.push_back(j);
-  }
-  const auto& first = in.results.records.front();
-  return {{"suite", in.results.suite},
-          {"device", in.results.device},
-          {"design", in.results.plan.is_null() ? "" : in.results.plan.value("design", "")},
-          {"records", in.results.records.size()},
-          {"started_at", first.started_at},
-          {"finished_at", in.results.records.back().finished_at},
-          {"environment", first.environment},
-          {"comparisons", comparisons},
-          {"claims", verdicts}};
-}
-
 std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
   std::ostringstream out;
   out << header({"claim", "technique", "workload", "claimed", "measured [95% CI]", "n", "verdict",
@@ -499,29 +408,6 @@ std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
                 v.workload.empty() ? v.claim->workload : v.workload, claim_text(*v.claim), measured,
                 v.measured ? std::to_string(v.n_baseline) + "/" + std::to_string(v.n_variant) : "-",
                 v.verdict, v.gates ? "yes" : "no", v.reason});
-  }
-  return out.str();
-}
-
-std::string console_summary(const ReportInputs& in) {
-  std::ostringstream out;
-  char line[256];
-  std::snprintf(line, sizeof line, "%-14s %-18s %-7s %-24s %-24s %-26s\n", "workload", "technique",
-                "n", "throughput x [95% CI]", "training memory x", "accuracy delta");
-  out << line;
-  for (const auto& r : in.comparisons) {
-    const auto& c = r.comparison;
-    if (r.status != "ok") {
-      std::snprintf(line, sizeof line, "%-14s %-18s %s: %.80s\n", c.workload.c_str(),
-                    c.label.c_str(), r.status.c_str(), r.reason.c_str());
-    } else {
-      std::snprintf(line, sizeof line, "%-14s %-18s %-7s %-24s %-24s %-26s\n", c.workload.c_str(),
-                    c.label.c_str(),
-                    (std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok)).c_str(),
-                    metric_text(r, "throughput").c_str(), metric_text(r, "step_bytes").c_str(),
-                    metric_text(r, "accuracy").c_str());
-    }
-    out << line;
   }
   return out.str();
 }

@@ -1,0 +1,30 @@
+#include "harness/report/report_text.h"
+
+#include <cstdio>
+
+namespace speedbench::report {
+
+std::string format_number(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+std::string interval_text(const MetricComparison* m, const MetricInfo& info) {
+  if (m == nullptr) return "-";
+  if (!m->defined) return m->note.empty() ? "-" : "n/a (" + m->note + ")";
+  if (info.ratio) {
+    return format_number("%.3gx", m->interval.estimate) + " [" +
+           format_number("%.3g", m->interval.low) + ", " + format_number("%.3g", m->interval.high) +
+           "]";
+  }
+  return format_number("%+.4f", m->interval.estimate) + " [" +
+         format_number("%+.4f", m->interval.low) + ", " + format_number("%+.4f", m->interval.high) +
+         "]";
+}
+
+std::string metric_text(const ComparisonResult& r, const std::string& id) {
+  return interval_text(r.metric(id), *find_metric(id));
+}
+
+}  // namespace speedbench::report

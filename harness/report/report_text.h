@@ -1,0 +1,20 @@
+// Number and interval texts shared by the markdown report and the console summary.
+#pragma once
+
+#include <string>
+
+#include "harness/report/comparisons.h"
+
+namespace speedbench::report {
+
+// `value` printed with a printf `pattern` such as "%.3g".
+std::string format_number(const char* pattern, double value);
+
+// "1.42x [1.35, 1.50]" for a ratio metric, "+0.012 [-0.003, +0.020]" for a difference; "-" when
+// there is no comparison, "n/a (why)" when it is undefined.
+std::string interval_text(const MetricComparison* m, const MetricInfo& info);
+
+// interval_text of the comparison's metric `id`.
+std::string metric_text(const ComparisonResult& r, const std::string& id);
+
+}  // namespace speedbench::report

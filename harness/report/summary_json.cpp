@@ -1,0 +1,81 @@
+#include "harness/report/report_writer.h"
+
+namespace speedbench::report {
+
+namespace {
+
+nlohmann::json interval_json(const MetricComparison& m) {
+  nlohmann::json j = {{"n_baseline", m.n_baseline},
+                      {"n_variant", m.n_variant},
+                      {"baseline_median", m.baseline_median},
+                      {"variant_median", m.variant_median},
+                      {"baseline_cv", m.baseline_cv},
+                      {"variant_cv", m.variant_cv},
+                      {"defined", m.defined},
+                      {"p_value", m.p_value},
+                      {"note", m.note}};
+  if (m.defined) {
+    j["estimate"] = m.interval.estimate;
+    j["low"] = m.interval.low;
+    j["high"] = m.interval.high;
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json summary_json(const ReportInputs& in) {
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (const auto& r : in.comparisons) {
+    nlohmann::json metrics = nlohmann::json::object();
+    for (const auto& m : r.metrics) metrics[m.metric] = interval_json(m);
+    nlohmann::json claimed = nlohmann::json::array();
+    for (const auto* claim : claims_for(in.claims, r.comparison, in.results)) {
+      claimed.push_back({{"id", claim->id},
+                         {"metric", claim->metric},
+                         {"direction", claim->direction},
+                         {"threshold", claim->threshold}});
+    }
+    comparisons.push_back({{"workload", r.comparison.workload},
+                           {"label", r.comparison.label},
+                           {"baseline", r.comparison.baseline},
+                           {"variant", r.comparison.variant},
+                           {"status", r.status},
+                           {"reason", r.reason},
+                           {"baseline_ok", r.baseline_ok},
+                           {"variant_ok", r.variant_ok},
+                           {"metrics", metrics},
+                           {"claims", claimed}});
+  }
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (const auto& v : in.verdicts) {
+    nlohmann::json j = {{"id", v.claim->id},
+                        {"technique", v.claim->technique},
+                        {"metric", v.claim->metric},
+                        {"direction", v.claim->direction},
+                        {"threshold", v.claim->threshold},
+                        {"gate", v.claim->gate},
+                        {"verdict", v.verdict},
+                        {"workload", v.workload},
+                        {"reason", v.reason},
+                        {"source", v.claim->source}};
+    if (v.measured) {
+      j["estimate"] = v.interval.estimate;
+      j["low"] = v.interval.low;
+      j["high"] = v.interval.high;
+    }
+    verdicts.push_back(j);
+  }
+  const auto& first = in.results.records.front();
+  return {{"suite", in.results.suite},
+          {"device", in.results.device},
+          {"design", in.results.plan.is_null() ? "" : in.results.plan.value("design", "")},
+          {"records", in.results.records.size()},
+          {"started_at", first.started_at},
+          {"finished_at", in.results.records.back().finished_at},
+          {"environment", first.environment},
+          {"comparisons", comparisons},
+          {"claims", verdicts}};
+}
+
+}  // namespace speedbench::report
