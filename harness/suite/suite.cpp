@@ -27,7 +27,7 @@ struct Toggle {
   std::string source;                  // where it is defined, for error messages
 };
 
-struct Workload {
+struct SuiteWorkload {
   std::string name;
   nlohmann::json config_json;
 };
@@ -62,16 +62,16 @@ std::string checked_name(JsonObjectReader& in, const std::string& key) {
   return name;
 }
 
-std::vector<Workload> read_workloads(JsonObjectReader& in, const nlohmann::json& base_json) {
+std::vector<SuiteWorkload> read_workloads(JsonObjectReader& in, const nlohmann::json& base_json) {
   const auto* list = in.raw("workloads");
   if (list == nullptr || !list->is_array() || list->empty()) {
     in.fail("workloads", "expected a non-empty list of {\"name\": ..., \"config\": {...}}");
   }
-  std::vector<Workload> workloads;
+  std::vector<SuiteWorkload> workloads;
   std::set<std::string> names;
   for (size_t i = 0; i < list->size(); ++i) {
     JsonObjectReader entry(list->at(i), in.file(), "workloads[" + std::to_string(i) + "]");
-    Workload workload;
+    SuiteWorkload workload;
     workload.name = checked_name(entry, "name");
     entry.require_unique("name", workload.name, names);
     const auto* config = entry.raw("config");
@@ -87,7 +87,7 @@ std::vector<Workload> read_workloads(JsonObjectReader& in, const nlohmann::json&
 }
 
 std::vector<std::string> read_workload_restriction(JsonObjectReader& entry,
-                                                   const std::vector<Workload>& workloads) {
+                                                   const std::vector<SuiteWorkload>& workloads) {
   const auto* list = entry.raw("workloads");
   if (list == nullptr) return {};
   std::vector<std::string> names;
@@ -102,7 +102,7 @@ std::vector<std::string> read_workload_restriction(JsonObjectReader& entry,
   }
   for (const auto& name : names) {
     const bool known = std::any_of(workloads.begin(), workloads.end(),
-                                   [&](const Workload& w) { return w.name == name; });
+                                   [&](const SuiteWorkload& w) { return w.name == name; });
     if (!known) entry.fail("workloads", "\"" + name + "\" is not one of the suite's workloads");
   }
   return names;
@@ -116,7 +116,8 @@ const nlohmann::json& object_patch(JsonObjectReader& entry, const std::string& k
   return *patch;
 }
 
-std::vector<Toggle> read_techniques(JsonObjectReader& in, const std::vector<Workload>& workloads) {
+std::vector<Toggle> read_technique_toggles(JsonObjectReader& in,
+                                           const std::vector<SuiteWorkload>& workloads) {
   const auto* list = in.raw("techniques");
   if (list == nullptr || !list->is_array() || list->empty()) {
     in.fail(
@@ -152,7 +153,8 @@ std::vector<Toggle> read_techniques(JsonObjectReader& in, const std::vector<Work
   return toggles;
 }
 
-std::vector<Toggle> read_variants(JsonObjectReader& in, const std::vector<Workload>& workloads) {
+std::vector<Toggle> read_variants(JsonObjectReader& in,
+                                  const std::vector<SuiteWorkload>& workloads) {
   const auto* list = in.raw("variants");
   if (list == nullptr || !list->is_array() || list->size() < 2) {
     in.fail("variants",
@@ -247,7 +249,7 @@ class SuiteBuilder {
  public:
   SuiteBuilder(Suite& suite, std::string file) : suite_(suite), file_(std::move(file)) {}
 
-  void add_variant(const Workload& workload, const std::string& name,
+  void add_variant(const SuiteWorkload& workload, const std::string& name,
                    const nlohmann::json& config_json, const std::string& source) {
     SuiteVariant variant;
     variant.workload = workload.name;
@@ -270,14 +272,14 @@ class SuiteBuilder {
 
   const TrainConfig& last() const { return suite_.variants.back().config; }
 
-  void compare(const Workload& workload, const std::string& label, const std::string& baseline,
+  void compare(const SuiteWorkload& workload, const std::string& label, const std::string& baseline,
                const std::string& variant) {
     suite_.comparisons.push_back({workload.name, label, baseline, variant});
   }
 
   // A technique variant must really switch the technique, never be a label.
   void check_switches(const Toggle& toggle, const TrainConfig& reference,
-                      const TrainConfig& variant, const Workload& workload) const {
+                      const TrainConfig& variant, const SuiteWorkload& workload) const {
     const auto* info = find_technique(toggle.name);
     const bool on_before = info->is_on(reference);
     const bool on_after = info->is_on(variant);
@@ -295,7 +297,7 @@ class SuiteBuilder {
   std::string file_;
 };
 
-void expand_one_at_a_time(SuiteBuilder& out, const Workload& workload,
+void expand_one_at_a_time(SuiteBuilder& out, const SuiteWorkload& workload,
                           const std::vector<Toggle>& toggles) {
   out.add_variant(workload, "baseline", workload.config_json, "base");
   const TrainConfig baseline = out.last();
@@ -312,7 +314,7 @@ void expand_one_at_a_time(SuiteBuilder& out, const Workload& workload,
   }
 }
 
-void expand_leave_one_out(SuiteBuilder& out, const Workload& workload,
+void expand_leave_one_out(SuiteBuilder& out, const SuiteWorkload& workload,
                           const std::vector<Toggle>& toggles) {
   // all_on: every toggle applied; without_<id>: all but that one; baseline: none (every
   // technique off, those on by default included).
@@ -341,7 +343,7 @@ void expand_leave_one_out(SuiteBuilder& out, const Workload& workload,
   }
 }
 
-void expand_in_order(SuiteBuilder& out, const Workload& workload,
+void expand_in_order(SuiteBuilder& out, const SuiteWorkload& workload,
                      const std::vector<Toggle>& toggles) {
   const auto& baseline = toggles.front();
   out.add_variant(workload, baseline.name, merged(workload.config_json, baseline.patch),
@@ -404,7 +406,7 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
 
   std::vector<Toggle> toggles;
   const bool technique_design = suite.design == "one_at_a_time" || suite.design == "leave_one_out";
-  if (technique_design) toggles = read_techniques(in, workloads);
+  if (technique_design) toggles = read_technique_toggles(in, workloads);
   if (suite.design == "grid") toggles = read_variants(in, workloads);
   if (suite.design == "scaling") toggles = read_sweep(in);
   in.reject_unknown_keys();  // also rejects keys that belong to another design
