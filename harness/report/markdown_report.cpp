@@ -1,8 +1,6 @@
 #include "harness/report/report_writer.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>

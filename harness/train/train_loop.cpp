@@ -45,12 +45,14 @@ double seconds_since(Clock::time_point start) {
 
 // One training run. The constructor sets it up in the order the measurement needs: the matmul
 // peak first, then the workload, model, optimizer and data, and last the meters, zeroed just
-// before the first step. run() is the loop; each step's parts are methods below it, in the order
-// a step runs them. The members are what the steps share.
+// before the first step. run() is the loop (called once: it hands the outcome over); each step's
+// parts are methods below it, in the order a step runs them. The members are what the steps share.
 class TrainingRun {
  public:
   TrainingRun(const TrainConfig& requested, const ProgressFn& progress,
               std::shared_ptr<distributed::ProcessGroup> group);
+  TrainingRun(const TrainingRun&) = delete;  // tech_ and m_ refer to its own members
+  TrainingRun& operator=(const TrainingRun&) = delete;
   TrainOutcome run();
 
  private:
