@@ -9,6 +9,7 @@
 #include "harness/distributed/process_group.h"
 #include "harness/measure/machine_state.h"
 #include "harness/results/environment.h"
+#include "harness/techniques/amp.h"
 #include "harness/techniques/registry.h"
 
 namespace speedbench {
@@ -38,6 +39,13 @@ std::string why_not_applicable(const TrainConfig& config) {
   for (const auto& id : enabled_techniques(config)) {
     const auto reason = not_applicable_reason(*find_technique(id), config.device);
     if (!reason.empty()) return reason;
+  }
+  const bool recurrent = config.model.arch == "row_rnn" || config.model.arch == "char_lm";
+  if (config.device == "cpu" && config.techniques.amp == "bf16" && recurrent &&
+      !cpu_runs_bf16_rnn(config.model.cell)) {
+    return "amp bf16 on a " + config.model.cell +
+           ": oneDNN has no bf16 kernels for it on this CPU (a one-step probe could not create "
+           "the RNN primitive)";
   }
   return "";
 }

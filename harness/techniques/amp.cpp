@@ -3,6 +3,8 @@
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
+#include <map>
+
 #include "harness/measure/sync_counter.h"
 
 namespace speedbench {
@@ -61,5 +63,25 @@ void GradScaler::update() {
 }
 
 double GradScaler::scale() const { return scale_.item<double>(); }
+
+bool cpu_runs_bf16_rnn(const std::string& cell) {
+  static std::map<std::string, bool> answers;
+  const auto known = answers.find(cell);
+  if (known != answers.end()) return known->second;
+  bool runs = true;
+  try {
+    const AutocastGuard autocast(torch::kCPU, torch::kBFloat16);
+    const auto input = torch::ones({2, 1, 4});
+    if (cell == "gru") {
+      torch::nn::GRU(torch::nn::GRUOptions(4, 4))->forward(input);
+    } else {
+      torch::nn::LSTM(torch::nn::LSTMOptions(4, 4))->forward(input);
+    }
+  } catch (const std::exception&) {  // oneDNN's own error type, not a c10::Error
+    runs = false;
+  }
+  answers[cell] = runs;
+  return runs;
+}
 
 }  // namespace speedbench

@@ -6,6 +6,7 @@
 
 #include <torch/types.h>
 
+#include <string>
 #include <vector>
 
 namespace speedbench {
@@ -53,5 +54,11 @@ class GradScaler {
   int64_t growth_interval_;
   mutable int64_t skipped_steps_ = 0;
 };
+
+// Whether this CPU runs a recurrent `cell` ("lstm" or "gru") under bf16 autocast: LibTorch
+// hands it to oneDNN, which has no bf16 RNN kernels on some x86 CPUs (seen on an AMD EPYC
+// without AVX-512: "could not create a primitive descriptor for the LSTM forward propagation
+// primitive"). Found by running one tiny step, once per process.
+bool cpu_runs_bf16_rnn(const std::string& cell);
 
 }  // namespace speedbench
