@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "harness/config/config_loader.h"
@@ -60,6 +61,7 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   EXPECT_FALSE(m.device_syncs.has_value());  // sync-debug mode is CUDA's
   EXPECT_EQ(m.peak_reserved_bytes, 0);
   EXPECT_EQ(m.matmul_peak_size, 512);
+  ASSERT_EQ(m.matmul_peak_flops.size(), 1u);  // only the run's precision is timed
   EXPECT_GT(m.matmul_peak_flops.at("fp32"), 0);
   EXPECT_DOUBLE_EQ(m.mfu,
                    m.train_flops_per_sample * m.samples_per_s / m.matmul_peak_flops.at("fp32"));
@@ -81,16 +83,35 @@ TEST(StepTimerTest, TheHostClockTimesEndedStepsOnlyAndHandsEachOutOnce) {
   EXPECT_TRUE(timer->take_step_ms().empty());
 }
 
-TEST(MatmulPeakTest, TheCpuPeakHasFp32AndBf16AndPicksTheRunsPrecision) {
-  const auto peak = measure::measure_matmul_peak(/*on_cuda=*/false, 0);
+TEST(MatmulPeakTest, TheCpuPeakMeasuresTheAskedDtypesAndPicksTheRunsPrecision) {
+  const auto peak = measure::measure_matmul_peak(/*on_cuda=*/false, 0, {"fp32", "bf16"});
   EXPECT_EQ(peak.size, 512);
-  ASSERT_EQ(peak.flops_per_s.size(), 2u);  // no fp16 on the CPU
+  ASSERT_EQ(peak.flops_per_s.size(), 2u);
   EXPECT_GT(peak.flops_per_s.at("fp32"), 1e8);
-  EXPECT_GT(peak.flops_per_s.at("bf16"), 1e8);
+  EXPECT_GT(peak.flops_per_s.at("bf16"), 1e6);  // ~1.6e9 on a CPU without native bf16
   EXPECT_EQ(measure::peak_for_amp(peak, "off"), peak.flops_per_s.at("fp32"));
   EXPECT_EQ(measure::peak_for_amp(peak, "bf16"), peak.flops_per_s.at("bf16"));
   EXPECT_EQ(measure::peak_for_amp(peak, "fp16"),
             0.0);  // not measured: no MFU rather than a wrong one
+  EXPECT_EQ(measure::matmul_dtype_for_amp("off"), "fp32");
+  EXPECT_EQ(measure::matmul_dtype_for_amp("bf16"), "bf16");
+  EXPECT_EQ(measure::measure_matmul_peak(/*on_cuda=*/false, 0, {}).flops_per_s.size(), 0u);
+}
+
+TEST(MatmulPeakTest, MfuIsTheRatioToThePeakAndNoneWhenThePeakIsNoPeak) {
+  EXPECT_DOUBLE_EQ(measure::model_flop_utilisation(2e9, 8e9), 0.25);
+  EXPECT_DOUBLE_EQ(measure::model_flop_utilisation(8e9, 8e9), 1.0);
+  EXPECT_EQ(measure::model_flop_utilisation(5.5e9, 1.5e9), 0.0);  // the bf16 case above
+  EXPECT_EQ(measure::model_flop_utilisation(2e9, 0.0), 0.0);      // dtype not measured
+}
+
+TEST(MatmulPeakTest, ADtypeTheDeviceHasNoProductForIsAClearError) {
+  try {
+    measure::measure_matmul_peak(/*on_cuda=*/false, 0, {"fp16"});
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "matmul peak: no fp16 product on cpu (expected fp32, bf16)");
+  }
 }
 
 TEST(TrainLoopTest, ExplodingLossEndsTheRunAsDiverged) {

@@ -6,6 +6,7 @@
 #include <torch/cuda.h>
 
 #include <chrono>
+#include <stdexcept>
 
 namespace speedbench::measure {
 
@@ -36,25 +37,42 @@ double product_rate(const at::TensorOptions& options, int64_t n, bool on_cuda, i
   return fastest_s > 0 ? 2.0 * n * n * n / fastest_s : 0.0;
 }
 
+at::ScalarType matmul_scalar_type(const std::string& dtype, bool on_cuda) {
+  if (dtype == "fp32") return at::kFloat;
+  if (dtype == "bf16") return at::kBFloat16;
+  if (dtype == "fp16" && on_cuda) return at::kHalf;
+  throw std::invalid_argument("matmul peak: no " + dtype + " product on " +
+                              (on_cuda ? "cuda" : "cpu") + " (expected fp32, bf16" +
+                              (on_cuda ? ", fp16)" : ")"));
+}
+
 }  // namespace
 
-MatmulPeak measure_matmul_peak(bool on_cuda, int device_index) {
+std::string matmul_dtype_for_amp(const std::string& amp) { return amp == "off" ? "fp32" : amp; }
+
+MatmulPeak measure_matmul_peak(bool on_cuda, int device_index,
+                               const std::vector<std::string>& dtypes) {
   MatmulPeak peak;
   peak.size = on_cuda ? 8192 : 512;
   const auto device = on_cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_index))
                               : at::Device(at::kCPU);
-  std::map<std::string, at::ScalarType> dtypes = {{"fp32", at::kFloat}, {"bf16", at::kBFloat16}};
-  if (on_cuda) dtypes["fp16"] = at::kHalf;  // CPU autocast has no fp16 (config refuses it)
-  for (const auto& [name, dtype] : dtypes) {
-    peak.flops_per_s[name] = product_rate(at::TensorOptions().device(device).dtype(dtype),
-                                          peak.size, on_cuda, device_index);
+  for (const auto& name : dtypes) {
+    const auto options =
+        at::TensorOptions().device(device).dtype(matmul_scalar_type(name, on_cuda));
+    peak.flops_per_s[name] = product_rate(options, peak.size, on_cuda, device_index);
   }
   return peak;
 }
 
 double peak_for_amp(const MatmulPeak& peak, const std::string& amp) {
-  const auto found = peak.flops_per_s.find(amp == "off" ? "fp32" : amp);
+  const auto found = peak.flops_per_s.find(matmul_dtype_for_amp(amp));
   return found == peak.flops_per_s.end() ? 0.0 : found->second;
+}
+
+double model_flop_utilisation(double model_flops_per_s, double peak_flops_per_s) {
+  if (peak_flops_per_s <= 0) return 0.0;
+  const double utilisation = model_flops_per_s / peak_flops_per_s;
+  return utilisation <= 1.0 ? utilisation : 0.0;
 }
 
 }  // namespace speedbench::measure

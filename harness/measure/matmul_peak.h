@@ -2,25 +2,39 @@
 // product on the run's device, measured at start-up with the run's thread count and backend
 // flags (with tf32 on, the fp32 product runs on TF32 tensor cores and its peak says so).
 // Products of random n x n matrices (2n^3 FLOPs each), 2 untimed, then the fastest of 8.
+// A run measures only the dtype its arithmetic uses: on a CPU without native bf16 a 512 x 512
+// bf16 product takes ~0.17 s, so timing it in every fp32 run cost ~1.7 s of start-up per run.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace speedbench::measure {
 
 struct MatmulPeak {
   int64_t size = 0;                           // n
-  std::map<std::string, double> flops_per_s;  // "fp32", "bf16" (and "fp16" on CUDA)
+  std::map<std::string, double> flops_per_s;  // per dtype measured: "fp32", "bf16", "fp16"
 };
 
-// n = 8192 on CUDA (about 790 TFLOP/s bf16 on an H200), 512 on the CPU (a start-up cost of
-// ~50 ms per run; a lower bound of the CPU's peak).
-MatmulPeak measure_matmul_peak(bool on_cuda, int device_index);
+// The dtype of a run's matrix products: "fp32" with amp "off", else the autocast dtype.
+std::string matmul_dtype_for_amp(const std::string& amp);
+
+// n = 8192 on CUDA (about 790 TFLOP/s bf16 on an H200), 512 on the CPU (a lower bound of the
+// CPU's peak; ~30 ms for fp32 on 2 cores). dtypes: "fp32", "bf16", "fp16" (CUDA only; CPU
+// autocast has no fp16); another name throws std::invalid_argument.
+MatmulPeak measure_matmul_peak(bool on_cuda, int device_index,
+                               const std::vector<std::string>& dtypes);
 
 // The peak a run's arithmetic is held to: bf16 or fp16 under that autocast, else fp32; 0 when
 // that dtype was not measured.
 double peak_for_amp(const MatmulPeak& peak, const std::string& amp);
+
+// Model FLOP utilisation: model FLOP/s per device / peak FLOP/s, or 0 (none) when there is no
+// peak or the ratio is above 1. Above 1 the timed product was not the device's fastest path for
+// that dtype: a CPU without native bf16 (AMD EPYC, no AVX-512) ran a bf16 at::mm at ~1.5 GFLOP/s
+// while its bf16 ResNet-8 steps reached 3.7x that. No MFU rather than an impossible one.
+double model_flop_utilisation(double model_flops_per_s, double peak_flops_per_s);
 
 }  // namespace speedbench::measure

@@ -131,9 +131,10 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const ProgressFn& progres
   device_ = on_cuda_ ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device_index_))
                      : torch::Device(torch::kCPU);
 
-  // The peak MFU divides by, with this run's threads and backend flags; its random matrices
-  // must not move the run's random stream, so the seed is set again after it.
-  matmul_peak_ = measure::measure_matmul_peak(on_cuda_, device_index_);
+  // The peak MFU divides by, in the run's precision, with its threads and backend flags; its
+  // random matrices must not move the run's random stream, so the seed is set again after it.
+  matmul_peak_ = measure::measure_matmul_peak(on_cuda_, device_index_,
+                                              {measure::matmul_dtype_for_amp(tech_.amp)});
   torch::manual_seed(static_cast<uint64_t>(config_.seed));
   m_.matmul_peak_size = matmul_peak_.size;
   m_.matmul_peak_flops = matmul_peak_.flops_per_s;
@@ -435,10 +436,9 @@ void TrainingRun::record_totals() {
   m_.train_wall_s = seconds_since(start_);
   m_.measured_steps = static_cast<int64_t>(m_.step_ms.size());
   m_.samples_per_s = measured_step_s_ > 0 ? measured_samples_ / measured_step_s_ : 0.0;
-  const double peak_flops = measure::peak_for_amp(matmul_peak_, tech_.amp);
-  if (peak_flops > 0) {
-    m_.mfu = m_.train_flops_per_sample * m_.samples_per_s / world_size_ / peak_flops;
-  }
+  m_.mfu =
+      measure::model_flop_utilisation(m_.train_flops_per_sample * m_.samples_per_s / world_size_,
+                                      measure::peak_for_amp(matmul_peak_, tech_.amp));
   m_.peak_allocated_bytes = std::max(m_.peak_allocated_bytes, memory_->peak_bytes());
   m_.peak_reserved_bytes = std::max(m_.peak_reserved_bytes, memory_->peak_reserved_bytes());
   m_.peak_rss_bytes = measure::peak_rss_bytes();
