@@ -1,5 +1,5 @@
 // Tip 4: autocast really computes in bf16; the gradient scaler skips non-finite steps and adapts
-// its scale.
+// its scale; the CPU's bf16 RNN probe says what a real step finds.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -59,6 +59,35 @@ TEST(AmpTest, ScaleDoublesAfterGrowthIntervalFiniteSteps) {
     scaler.update();
   }
   EXPECT_EQ(scaler.scale(), 16.0);
+}
+
+// The probe must say what a run of the smoke suite's size finds: on a CPU with bf16 RNN kernels
+// (Intel with AVX-512/AMX) both run; on an AMD EPYC without AVX-512 the LSTM fails both ways and
+// the GRU runs both ways. A probe that disagreed would mark runnable runs not applicable, or let
+// crashing ones start.
+bool bf16_rnn_step_runs(const std::string& cell) {
+  try {
+    const AutocastGuard autocast(torch::kCPU, torch::kBFloat16);
+    const auto rows = torch::randn({28, 16, 28});  // a Fashion-MNIST row RNN's batch
+    torch::Tensor output;
+    if (cell == "gru") {
+      output = std::get<0>(torch::nn::GRU(torch::nn::GRUOptions(28, 128))->forward(rows));
+    } else {
+      output = std::get<0>(torch::nn::LSTM(torch::nn::LSTMOptions(28, 128))->forward(rows));
+    }
+    output.to(torch::kFloat32).sum().backward();
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+TEST(AmpTest, TheBf16RnnProbeAgreesWithARunSizedStepOnThisCpu) {
+  for (const std::string cell : {"lstm", "gru"}) {
+    const bool probe = cpu_runs_bf16_rnn(cell);
+    EXPECT_EQ(probe, bf16_rnn_step_runs(cell)) << cell;
+    EXPECT_EQ(cpu_runs_bf16_rnn(cell), probe) << cell << ": asked again";
+  }
 }
 
 }  // namespace
