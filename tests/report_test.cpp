@@ -10,6 +10,7 @@
 namespace speedbench::report {
 namespace {
 
+using speedbench::testing::synthetic_record;
 using speedbench::testing::TempDir;
 using speedbench::testing::write_synthetic_results;
 using speedbench::testing::write_text;
@@ -60,6 +61,7 @@ TEST(ReportTest, ComparesVariantWithBaselineWithIntervals) {
   EXPECT_DOUBLE_EQ(memory->interval.high, 0.5);
   const auto* accuracy = c.metric("accuracy");
   EXPECT_DOUBLE_EQ(accuracy->interval.estimate, 0.0);  // a difference, not a ratio
+  EXPECT_TRUE(accuracy->paired);                       // each repetition has its seed
   EXPECT_FALSE(c.metric("time_to_target")->defined);   // no run had a target
   EXPECT_TRUE(c.metric("time_to_target")->note.empty());
 }
@@ -122,6 +124,41 @@ TEST(ReportTest, NotApplicableAndFailedRunsAreNotCompared) {
   EXPECT_EQ(comparisons[0].reason, "tf32 applies only on cuda");
   EXPECT_EQ(comparisons[1].status, "failed");
   EXPECT_NE(comparisons[1].reason.find("diverged"), std::string::npos);
+}
+
+TEST(ReportTest, AccuracyDeltasArePairedBySeedAndUnpairedWhenARunHasNoPartner) {
+  // Seeds 0-2 reach very different accuracies; the variant changes none of them, then adds 0.01.
+  const double by_seed[] = {0.5, 0.2, 0.8};
+  auto write = [&](const std::string& path, double added, bool variant_misses_seed_2) {
+    for (int rep = 0; rep < 3; ++rep) {
+      auto baseline = synthetic_record("w", "baseline", rep, 100, 1000);
+      auto variant = synthetic_record("w", "fast", rep, 100, 1000);
+      baseline.metrics.final_test_accuracy = by_seed[rep];
+      variant.metrics.final_test_accuracy = by_seed[rep] + added;
+      if (rep == 2 && variant_misses_seed_2) variant.status = RunStatus::kCrashed;
+      append_record(path, baseline);
+      append_record(path, variant);
+    }
+  };
+  for (const double added : {0.0, 0.01}) {
+    TempDir dir;
+    write(dir.file("runs.jsonl"), added, false);
+    const auto* accuracy = compare(load_results(dir.path().string()))[0].metric("accuracy");
+    EXPECT_TRUE(accuracy->paired);
+    EXPECT_NEAR(accuracy->interval.estimate, added, 1e-12);
+    EXPECT_NEAR(accuracy->interval.low, added, 1e-12);  // unpaired: about -0.6
+    EXPECT_NEAR(accuracy->interval.high, added, 1e-12);
+  }
+  TempDir dir;
+  write(dir.file("runs.jsonl"), 0.0, true);
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  const auto* accuracy = comparisons[0].metric("accuracy");
+  EXPECT_FALSE(accuracy->paired);
+  EXPECT_LT(accuracy->interval.low, -0.2);  // the seeds' own spread
+  const ReportInputs inputs{results, comparisons, {}, {}};
+  EXPECT_NE(markdown_report(inputs).find("(unpaired)"), std::string::npos);
+  EXPECT_EQ(summary_json(inputs)["comparisons"][0]["metrics"]["accuracy"]["paired"], false);
 }
 
 TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {

@@ -68,6 +68,22 @@ TEST(BootstrapTest, IntervalOfTheRatioOfMedians) {
   EXPECT_GT(same.high, 1.0);
 }
 
+TEST(BootstrapTest, IntervalOfTheMedianOfPairedDifferences) {
+  const auto none = bootstrap_median_of_differences({0, 0, 0});
+  EXPECT_EQ(none.estimate, 0.0);
+  EXPECT_EQ(none.low, 0.0);
+  EXPECT_EQ(none.high, 0.0);
+  const auto spread = bootstrap_median_of_differences({1, 2, 3});
+  EXPECT_DOUBLE_EQ(spread.estimate, 2.0);
+  // Resampled medians of three values stay within their range and reach both ends.
+  EXPECT_DOUBLE_EQ(spread.low, 1.0);
+  EXPECT_DOUBLE_EQ(spread.high, 3.0);
+  const auto narrow = bootstrap_median_of_differences({1, 2, 2, 2, 2, 2, 3});
+  EXPECT_DOUBLE_EQ(narrow.low, 2.0);  // P(resampled median != 2) is under 2.5% on each side
+  EXPECT_DOUBLE_EQ(narrow.high, 2.0);
+  EXPECT_EQ(bootstrap_median_of_differences({}).estimate, 0.0);
+}
+
 TEST(BootstrapTest, IntervalOfTheDifferenceOfMedians) {
   const auto constant = bootstrap_difference_of_medians({5, 5, 5}, {7, 7, 7});
   EXPECT_DOUBLE_EQ(constant.estimate, 2.0);

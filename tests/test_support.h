@@ -103,6 +103,7 @@ inline Record synthetic_record(const std::string& workload, const std::string& v
   r.workload = workload;
   r.variant = variant;
   r.repetition = repetition;
+  r.seed = repetition;  // as a suite seeds repetition k of every variant
   r.config = {{"device", "cpu"}, {"workload", workload}};
   r.metrics.steps = 10;
   r.metrics.samples_per_s = samples_per_s;

@@ -67,6 +67,21 @@ std::vector<double> exact_u_counts(int n1, int n2) {
 
 namespace {
 
+// A sample drawn from `sample` with replacement, of its size.
+std::vector<double> resampled(const std::vector<double>& sample, std::mt19937_64& rng) {
+  std::uniform_int_distribution<size_t> pick(0, sample.size() - 1);
+  std::vector<double> drawn(sample.size());
+  for (auto& value : drawn) value = sample[pick(rng)];
+  return drawn;
+}
+
+// The percentile interval: the middle `confidence` of the resampled statistics.
+void set_percentile_bounds(Interval& interval, const std::vector<double>& statistics,
+                           double confidence) {
+  interval.low = quantile(statistics, (1.0 - confidence) / 2.0);
+  interval.high = quantile(statistics, 1.0 - (1.0 - confidence) / 2.0);
+}
+
 // Percentile bootstrap of combine(median(variant), median(baseline)): both samples resampled with
 // replacement, seeded so that the same inputs give the same interval.
 template <typename Combine>
@@ -76,18 +91,11 @@ Interval bootstrap_medians(const std::vector<double>& baseline, const std::vecto
   if (baseline.empty() || variant.empty()) return interval;
   interval.estimate = combine(median_of(variant), median_of(baseline));
   std::mt19937_64 rng(seed);
-  auto resample = [&rng](const std::vector<double>& sample) {
-    std::uniform_int_distribution<size_t> pick(0, sample.size() - 1);
-    std::vector<double> drawn(sample.size());
-    for (auto& value : drawn) value = sample[pick(rng)];
-    return drawn;
-  };
   std::vector<double> statistics(resamples);
   for (auto& statistic : statistics) {
-    statistic = combine(median_of(resample(variant)), median_of(resample(baseline)));
+    statistic = combine(median_of(resampled(variant, rng)), median_of(resampled(baseline, rng)));
   }
-  interval.low = quantile(statistics, (1.0 - confidence) / 2.0);
-  interval.high = quantile(statistics, 1.0 - (1.0 - confidence) / 2.0);
+  set_percentile_bounds(interval, statistics, confidence);
   return interval;
 }
 
@@ -105,6 +113,18 @@ Interval bootstrap_difference_of_medians(const std::vector<double>& baseline,
                                          int resamples, uint64_t seed) {
   return bootstrap_medians(baseline, variant, confidence, resamples, seed,
                            [](double v, double b) { return v - b; });
+}
+
+Interval bootstrap_median_of_differences(const std::vector<double>& differences, double confidence,
+                                         int resamples, uint64_t seed) {
+  Interval interval;
+  if (differences.empty()) return interval;
+  interval.estimate = median_of(differences);
+  std::mt19937_64 rng(seed);
+  std::vector<double> statistics(resamples);
+  for (auto& statistic : statistics) statistic = median_of(resampled(differences, rng));
+  set_percentile_bounds(interval, statistics, confidence);
+  return interval;
 }
 
 MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {

@@ -35,6 +35,14 @@ Interval bootstrap_difference_of_medians(const std::vector<double>& baseline,
                                          double confidence = 0.95, int resamples = 10000,
                                          uint64_t seed = 0);
 
+// The median of paired differences (variant - baseline of runs that share a seed), resampling
+// the pairs: runs with the same seed differ only by the technique, so a technique that does not
+// change the arithmetic gets exactly [0, 0], where unpaired resampling would mix the seeds' own
+// spread (+-0.48 accuracy between 40-step ResNet-8 runs) into the interval.
+Interval bootstrap_median_of_differences(const std::vector<double>& differences,
+                                         double confidence = 0.95, int resamples = 10000,
+                                         uint64_t seed = 0);
+
 struct MannWhitney {
   double u = 0;        // U of the first sample: pairs (a_i > b_j) + half the ties
   double p_value = 1;  // two-sided

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "harness/config/config_error.h"
@@ -94,6 +96,38 @@ std::vector<const Record*> records_of(const Results& results, const std::string&
   return found;
 }
 
+// The metric of each ok run of `variant` by its seed; none when two of them share a seed.
+std::optional<std::map<int64_t, double>> values_by_seed(const Results& results,
+                                                        const std::string& workload,
+                                                        const std::string& variant,
+                                                        const MetricInfo& info) {
+  std::map<int64_t, double> values;
+  for (const auto* record : records_of(results, workload, variant)) {
+    if (record->status != RunStatus::kOk) continue;
+    const auto value = info.value(*record);
+    if (value && !values.emplace(record->seed, *value).second) return std::nullopt;
+  }
+  return values;
+}
+
+// variant - baseline for each seed both sides ran, when every ok run with a value has a partner
+// of the same seed (a suite's repetition k runs every variant with seed base + k); else none.
+std::optional<std::vector<double>> paired_differences(const Results& results, const Comparison& c,
+                                                      const MetricInfo& info) {
+  const auto baseline = values_by_seed(results, c.workload, c.baseline, info);
+  const auto variant = values_by_seed(results, c.workload, c.variant, info);
+  if (!baseline || !variant || baseline->empty() || baseline->size() != variant->size()) {
+    return std::nullopt;
+  }
+  std::vector<double> differences;
+  for (const auto& [seed, value] : *variant) {
+    const auto partner = baseline->find(seed);
+    if (partner == baseline->end()) return std::nullopt;
+    differences.push_back(value - partner->second);
+  }
+  return differences;
+}
+
 int count_ok(const std::vector<const Record*>& records) {
   return static_cast<int>(std::count_if(
       records.begin(), records.end(), [](const Record* r) { return r->status == RunStatus::kOk; }));
@@ -131,6 +165,9 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
       return m;
     }
     m.interval = measure::bootstrap_ratio_of_medians(baseline, variant);
+  } else if (const auto differences = paired_differences(results, c, info)) {
+    m.interval = measure::bootstrap_median_of_differences(*differences);
+    m.paired = true;
   } else {
     m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
   }

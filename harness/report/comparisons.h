@@ -36,6 +36,7 @@ struct MetricComparison {
   double baseline_cv = 0, variant_cv = 0;  // over repetitions
   bool defined = false;        // both sides have values (and a non-zero baseline for a ratio)
   measure::Interval interval;  // ratio or difference, with its bootstrap 95% interval
+  bool paired = false;         // a difference over runs paired by seed (median of differences)
   double p_value = 1;          // Mann-Whitney U, two-sided (1 when a side has no values)
   std::string note;            // e.g. "target reached by 1/3 baseline runs"
 };

@@ -300,7 +300,11 @@ std::string report_heading(const Results& results) {
          "coefficient of variation of throughput over repetitions (baseline/variant, flagged "
          "above 10%). Training memory is the peak of tracked tensor bytes during training "
          "steps above what was resident when training started (the dataset, the model): "
-         "activations, gradients, optimizer state. Accuracy is a difference, not a ratio.\n\n";
+         "activations, gradients, optimizer state. Accuracy is a difference, not a ratio: the "
+         "median of variant - baseline over runs paired by seed (repetition k of every variant "
+         "starts from the same seed, so a technique that leaves the arithmetic alone gets "
+         "exactly 0), or the difference of the medians where runs have no partner "
+         "(unpaired).\n\n";
   return out.str();
 }
 

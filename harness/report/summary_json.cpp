@@ -12,6 +12,7 @@ nlohmann::json interval_json(const MetricComparison& m) {
                       {"baseline_cv", m.baseline_cv},
                       {"variant_cv", m.variant_cv},
                       {"defined", m.defined},
+                      {"paired", m.paired},
                       {"p_value", m.p_value},
                       {"note", m.note}};
   if (m.defined) {
