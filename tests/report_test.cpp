@@ -143,7 +143,8 @@ TEST(ReportTest, AccuracyDeltasArePairedBySeedAndUnpairedWhenARunHasNoPartner) {
   for (const double added : {0.0, 0.01}) {
     TempDir dir;
     write(dir.file("runs.jsonl"), added, false);
-    const auto* accuracy = compare(load_results(dir.path().string()))[0].metric("accuracy");
+    const auto comparisons = compare(load_results(dir.path().string()));
+    const auto* accuracy = comparisons[0].metric("accuracy");
     EXPECT_TRUE(accuracy->paired);
     EXPECT_NEAR(accuracy->interval.estimate, added, 1e-12);
     EXPECT_NEAR(accuracy->interval.low, added, 1e-12);  // unpaired: about -0.6
