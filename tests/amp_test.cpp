@@ -87,7 +87,21 @@ TEST(AmpTest, TheBf16RnnProbeAgreesWithARunSizedStepOnThisCpu) {
     const bool probe = cpu_runs_bf16_rnn(cell);
     EXPECT_EQ(probe, bf16_rnn_step_runs(cell)) << cell;
     EXPECT_EQ(cpu_runs_bf16_rnn(cell), probe) << cell << ": asked again";
+    // A run's config is not applicable exactly when the probe fails for its cell.
+    TrainConfig config;
+    config.device = "cpu";
+    config.model.arch = "row_rnn";
+    config.model.cell = cell;
+    config.techniques.amp = "bf16";
+    EXPECT_EQ(amp_not_applicable_reason(config).empty(), probe) << cell;
+    config.techniques.amp = "off";
+    EXPECT_EQ(amp_not_applicable_reason(config), "") << cell;
   }
+  TrainConfig resnet;
+  resnet.device = "cpu";
+  resnet.model.arch = "resnet";
+  resnet.techniques.amp = "bf16";
+  EXPECT_EQ(amp_not_applicable_reason(resnet), "");  // convolutions have bf16 kernels
 }
 
 }  // namespace

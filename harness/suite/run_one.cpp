@@ -40,14 +40,7 @@ std::string why_not_applicable(const TrainConfig& config) {
     const auto reason = not_applicable_reason(*find_technique(id), config.device);
     if (!reason.empty()) return reason;
   }
-  const bool recurrent = config.model.arch == "row_rnn" || config.model.arch == "char_lm";
-  if (config.device == "cpu" && config.techniques.amp == "bf16" && recurrent &&
-      !cpu_runs_bf16_rnn(config.model.cell)) {
-    return "amp bf16 on a " + config.model.cell +
-           ": oneDNN has no bf16 kernels for it on this CPU (a one-step probe could not create "
-           "the RNN primitive)";
-  }
-  return "";
+  return amp_not_applicable_reason(config);
 }
 
 bool is_out_of_memory(const std::string& message) {

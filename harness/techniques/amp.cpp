@@ -84,4 +84,15 @@ bool cpu_runs_bf16_rnn(const std::string& cell) {
   return runs;
 }
 
+std::string amp_not_applicable_reason(const TrainConfig& config) {
+  const bool recurrent = config.model.arch == "row_rnn" || config.model.arch == "char_lm";
+  if (config.device != "cpu" || config.techniques.amp != "bf16" || !recurrent ||
+      cpu_runs_bf16_rnn(config.model.cell)) {
+    return "";
+  }
+  return "amp bf16 on a " + config.model.cell +
+         ": oneDNN has no bf16 kernels for it on this CPU (a one-step probe could not create the "
+         "RNN primitive)";
+}
+
 }  // namespace speedbench

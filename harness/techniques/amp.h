@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/config/train_config.h"
+
 namespace speedbench {
 
 // Autocast for its lifetime: eligible ops (matmul, conv, linear) run in `dtype`.
@@ -60,5 +62,9 @@ class GradScaler {
 // without AVX-512: "could not create a primitive descriptor for the LSTM forward propagation
 // primitive"). Found by running one tiny step, once per process.
 bool cpu_runs_bf16_rnn(const std::string& cell);
+
+// Why amp cannot run `config` on this machine beyond its device (the registry's part), or "":
+// bf16 on a CPU recurrent model whose cell cpu_runs_bf16_rnn() says this CPU cannot run.
+std::string amp_not_applicable_reason(const TrainConfig& config);
 
 }  // namespace speedbench
