@@ -1,5 +1,6 @@
-// The training loop: runs a TrainConfig and measures it. train_loop.cpp reads top to bottom: the
-// set-up, the loop, the parts of one step in the order it runs them, the totals.
+// The training loop: runs a TrainConfig and measures it. Behind train() is TrainingRun
+// (training_run.h): training_run_setup.cpp sets a run up; train_loop.cpp reads top to bottom:
+// the loop, the parts of one step in the order it runs them, the totals.
 #pragma once
 
 #include <functional>
