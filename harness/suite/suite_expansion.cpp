@@ -53,7 +53,7 @@ std::vector<Toggle> select(std::vector<Toggle> toggles, const SuiteSelection& se
 
 class SuiteBuilder {
  public:
-  SuiteBuilder(Suite& suite, std::string file) : suite_(suite), file_(std::move(file)) {}
+  explicit SuiteBuilder(Suite& suite) : suite_(suite) {}
 
   void add_variant(const SuiteWorkload& workload, const std::string& name,
                    const nlohmann::json& config_json, const std::string& source) {
@@ -62,14 +62,15 @@ class SuiteBuilder {
     variant.name = name;
     variant.config_json = config_json;
     try {
-      variant.config = train_config_from_json(config_json, file_);
+      variant.config = train_config_from_json(config_json, suite_.file);
     } catch (const ConfigError& error) {
       // Name the variant too: the bad value may come from base, the workload or the variant.
-      throw ConfigError(file_, source + " on workload " + workload.name + ": " + error.field(),
+      throw ConfigError(suite_.file,
+                        source + " on workload " + workload.name + ": " + error.field(),
                         error.message());
     }
     if (variant.config.device != suite_.device) {
-      throw ConfigError(file_, source + " on workload " + workload.name + ": device",
+      throw ConfigError(suite_.file, source + " on workload " + workload.name + ": device",
                         "got \"" + variant.config.device + "\" in a suite for device \"" +
                             suite_.device + "\"; set the suite's \"device\" instead");
     }
@@ -90,7 +91,7 @@ class SuiteBuilder {
     const bool on_before = info->is_on(reference);
     const bool on_after = info->is_on(variant);
     if (on_before == on_after || on_after == toggle.turns_off) {
-      throw ConfigError(file_, toggle.source,
+      throw ConfigError(suite_.file, toggle.source,
                         std::string("on workload ") + workload.name + " this config leaves " +
                             info->id + " " + (on_before ? "on" : "off") + " (" +
                             info->config_field + "); expected it to turn it " +
@@ -100,7 +101,6 @@ class SuiteBuilder {
 
  private:
   Suite& suite_;
-  std::string file_;
 };
 
 void expand_one_at_a_time(SuiteBuilder& out, const SuiteWorkload& workload,
@@ -197,7 +197,7 @@ void expand_suite(Suite& suite, const std::vector<SuiteWorkload>& workloads,
                   const std::string& order) {
   const bool technique_design = is_technique_design(suite.design);
   toggles = select(std::move(toggles), selection, /*keep_first=*/!technique_design);
-  SuiteBuilder builder(suite, suite.file);
+  SuiteBuilder builder(suite);
   for (const auto& workload : workloads) {
     if (suite.design == "one_at_a_time") expand_one_at_a_time(builder, workload, toggles);
     if (suite.design == "leave_one_out") expand_leave_one_out(builder, workload, toggles);
