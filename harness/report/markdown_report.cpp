@@ -1,3 +1,4 @@
+// The markdown report: the sections that read the comparisons, and the whole report's order.
 #include "harness/report/report_writer.h"
 
 #include <algorithm>
@@ -5,16 +6,13 @@
 #include <set>
 #include <sstream>
 
+#include "harness/report/markdown_sections.h"
 #include "harness/report/report_text.h"
 #include "harness/techniques/registry.h"
 
 namespace speedbench::report {
 
 namespace {
-
-constexpr double kNoisyCv = 0.10;           // a coefficient of variation above this is flagged
-constexpr double kBusyCoresAtStart = 0.25;  // other processes' load that flags a run
-constexpr int kMinRepetitionsForUTest = 5;
 
 std::string cv_text(const MetricComparison* m) {
   if (m == nullptr || m->n_baseline < 2 || m->n_variant < 2) return "-";
@@ -44,87 +42,6 @@ std::string verdict_of(const std::vector<ClaimVerdict>& verdicts, const Claim* c
   return "";
 }
 
-std::string row(const std::vector<std::string>& cells) {
-  std::string line = "|";
-  for (const auto& cell : cells) line += " " + cell + " |";
-  return line + "\n";
-}
-
-std::string header(const std::vector<std::string>& cells) {
-  std::string separator = "|";
-  for (size_t i = 0; i < cells.size(); ++i) separator += "---|";
-  return row(cells) + separator + "\n";
-}
-
-std::string mib(double bytes) { return format_number("%.1f", bytes / 1048576.0); }
-
-// Per (workload, variant): what its runs measured, medians over the ok ones.
-std::string variant_tables(const Results& results) {
-  std::ostringstream out;
-  std::vector<std::pair<std::string, std::string>> order;
-  std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& r : results.records) {
-    if (seen.insert({r.workload, r.variant}).second) order.push_back({r.workload, r.variant});
-  }
-  std::string workload;
-  auto median = [&](const std::pair<std::string, std::string>& key, const char* id) {
-    const auto values = metric_values(results, key.first, key.second, *find_metric(id));
-    return values.empty() ? std::optional<measure::Summary>() : measure::summarize(values);
-  };
-  for (const auto& key : order) {
-    if (key.first != workload) {
-      workload = key.first;
-      out << "\n### " << workload << "\n\n"
-          << header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s (MFU)",
-                     "median step ms", "peak MiB train / eval", "accuracy",
-                     "time to target s (reached)", "syncs/step (CUDA)", "parameters"});
-    }
-    int runs = 0, ok = 0, reached = 0;
-    std::string other;
-    for (const auto& r : results.records) {
-      if (r.workload != key.first || r.variant != key.second) continue;
-      runs += 1;
-      ok += r.status == RunStatus::kOk;
-      reached += r.metrics.time_to_target_s.has_value();
-      if (r.status != RunStatus::kOk && other.empty())
-        other = to_string(r.status) + ": " + r.message;
-    }
-    if (ok == 0) {
-      out << row({key.second, std::to_string(ok) + "/" + std::to_string(runs), other, "", "", "",
-                  "", "", "", ""});
-      continue;
-    }
-    const auto throughput = median(key, "throughput");
-    const auto flop_rate = median(key, "flop_rate");
-    const auto step = median(key, "step_time");
-    const auto peak = median(key, "peak_bytes");
-    const auto eval_peak = median(key, "eval_peak_bytes");
-    const auto accuracy = median(key, "accuracy");
-    const auto ttt = median(key, "time_to_target");
-    const auto syncs = median(key, "syncs_per_step");
-    const auto device_syncs = median(key, "device_syncs_per_step");
-    const auto mfu = median(key, "mfu");
-    const auto params = median(key, "parameters");
-    out << row(
-        {key.second, std::to_string(ok) + "/" + std::to_string(runs),
-         throughput ? format_number("%.0f", throughput->median) + " (" +
-                          format_number("%.1f%%", 100 * throughput->cv) + ")"
-                    : "-",
-         (flop_rate ? format_number("%.2f", flop_rate->median / 1e9) : "-") +
-             (mfu ? format_number(" (%.1f%%)", 100 * mfu->median) : ""),
-         step ? format_number("%.2f", step->median) : "-",
-         (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
-         accuracy ? format_number("%.4f", accuracy->median) : "-",
-         ttt ? format_number("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" +
-                   std::to_string(ok) + ")"
-             : "- (0/" + std::to_string(ok) + ")",
-         (syncs ? format_number("%.2f", syncs->median) : "-") +
-             (device_syncs ? format_number(" (%.2f)", device_syncs->median) : ""),
-         params ? format_number("%.0f", params->median) : "-"});
-  }
-  return out.str();
-}
-
 // One row per technique (comparison label), one column per workload: the table a person reads
 // first, with the published claim beside and the claims' verdicts.
 std::string technique_overview(const ReportInputs& in) {
@@ -141,7 +58,7 @@ std::string technique_overview(const ReportInputs& in) {
   for (const auto& w : workloads) columns.push_back(w + ": throughput / training memory");
   columns.push_back("verdicts");
   std::ostringstream out;
-  out << header(columns);
+  out << table_header(columns);
   for (const auto& label : labels) {
     const auto* info = find_technique(label);
     std::vector<std::string> cells = {label, info ? info->claim : "-"};
@@ -167,7 +84,7 @@ std::string technique_overview(const ReportInputs& in) {
     }
     if (verdicts.empty() && !na_reason.empty()) verdicts = na_reason;
     cells.push_back(verdicts.empty() ? "-" : verdicts);
-    out << row(cells);
+    out << table_row(cells);
   }
   return out.str();
 }
@@ -209,72 +126,19 @@ std::string scaling_table(const ReportInputs& in) {
                 " during backward)";
       break;
     }
-    out << row({c.workload, std::to_string(base_world) + " -> " + std::to_string(world),
-                std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
-                metric_text(r, "throughput"), metric_text(r, "scaling_efficiency"), wait,
-                ranks.empty() ? "-" : ranks, buckets});
+    out << table_row({c.workload, std::to_string(base_world) + " -> " + std::to_string(world),
+                      std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
+                      metric_text(r, "throughput"), metric_text(r, "scaling_efficiency"), wait,
+                      ranks.empty() ? "-" : ranks, buckets});
   }
   if (out.str().empty()) return "";
   return "\n## Scaling (DDP)\n\nScaling efficiency is the ratio of throughput per process "
          "(all ranks' samples/s divided by the world size): 1.00x is linear scaling. The wait is "
          "the time a step spends waiting for gradient all-reduces after backward (median over "
          "runs); per-rank steps are one run's median step time on each rank.\n\n" +
-         header({"workload", "world size", "n base/var", "throughput", "scaling efficiency",
-                 "all-reduce wait per step", "median step ms per rank", "gradient buckets"}) +
+         table_header({"workload", "world size", "n base/var", "throughput", "scaling efficiency",
+                       "all-reduce wait per step", "median step ms per rank", "gradient buckets"}) +
          out.str();
-}
-
-// Measurement health: what makes a run's or a comparison's numbers less trustworthy.
-std::string health_section(const ReportInputs& in) {
-  std::ostringstream runs;
-  int flagged = 0;
-  for (const auto& r : in.results.records) {
-    if (r.status != RunStatus::kOk) continue;
-    std::vector<std::string> flags;
-    const auto steps = measure::summarize(r.metrics.step_ms);
-    if (r.metrics.step_ms.size() >= 2 && steps.cv > kNoisyCv) {
-      flags.push_back("step-time CV " + format_number("%.0f%%", 100 * steps.cv) + " > 10%");
-    }
-    const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
-    if (state.value("busy_cores", 0.0) > kBusyCoresAtStart) {
-      flags.push_back("other load at start: " +
-                      format_number("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
-    }
-    const auto governor = state.value("cpufreq_governor", std::string("unavailable"));
-    if (governor != "unavailable" && governor != "performance") {
-      flags.push_back("CPU frequency scaling (governor " + governor + ")");
-    }
-    if (flags.empty()) continue;
-    flagged += 1;
-    std::string text;
-    for (const auto& f : flags) text += (text.empty() ? "" : "; ") + f;
-    runs << row({r.workload, r.variant, std::to_string(r.repetition), text});
-  }
-  std::ostringstream few;
-  for (const auto& c : in.comparisons) {
-    const auto* t = c.metric("throughput");
-    if (c.status != "ok" || t == nullptr) continue;
-    if (t->n_baseline < kMinRepetitionsForUTest || t->n_variant < kMinRepetitionsForUTest) {
-      few << row({c.comparison.workload, c.comparison.label,
-                  std::to_string(t->n_baseline) + "/" + std::to_string(t->n_variant)});
-    }
-  }
-  std::ostringstream out;
-  out << "\n## Measurement health\n\n"
-      << flagged << " of " << in.results.records.size()
-      << " runs flagged (step-time CV above 10%, more than "
-      << format_number("%.2f", kBusyCoresAtStart)
-      << " cores busy with other work when the run started, or a CPU frequency governor other "
-         "than performance; on machines that do not expose cpufreq, e.g. most VMs, the governor is "
-         "unknown).\n";
-  if (flagged > 0)
-    out << "\n" << header({"workload", "variant", "repetition", "flags"}) << runs.str();
-  if (!few.str().empty()) {
-    out << "\nToo few repetitions for the Mann-Whitney U test to reach p < 0.05 reliably (fewer "
-           "than 5 runs on a side; with 3 vs 3 the smallest possible p is 0.1):\n\n"
-        << header({"workload", "technique", "n base/var"}) << few.str();
-  }
-  return out.str();
 }
 
 // Title, what was run, and how to read the numbers.
@@ -313,12 +177,12 @@ std::string report_heading(const Results& results) {
 std::string summary_section(const ReportInputs& in) {
   std::ostringstream out, skipped;
   out << "\n## Summary\n\n"
-      << header({"workload", "technique", "n base/var", "throughput", "p", "CV", "training memory",
-                 "accuracy delta", "time to target", "claim", "verdict"});
+      << table_header({"workload", "technique", "n base/var", "throughput", "p", "CV",
+                       "training memory", "accuracy delta", "time to target", "claim", "verdict"});
   for (const auto& r : in.comparisons) {
     const auto& c = r.comparison;
     if (r.status != "ok") {
-      skipped << row({c.workload, c.label, r.status, r.reason});
+      skipped << table_row({c.workload, c.label, r.status, r.reason});
       continue;
     }
     const auto* throughput = r.metric("throughput");
@@ -327,7 +191,7 @@ std::string summary_section(const ReportInputs& in) {
       claim += (claim.empty() ? "" : "; ") + claim_text(*cl);
       verdict += (verdict.empty() ? "" : "; ") + verdict_of(in.verdicts, cl, c.workload);
     }
-    out << row(
+    out << table_row(
         {c.workload, c.label, std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
          metric_text(r, "throughput"), p_text(throughput), cv_text(throughput),
          metric_text(r, "step_bytes"), metric_text(r, "accuracy"), metric_text(r, "time_to_target"),
@@ -335,7 +199,7 @@ std::string summary_section(const ReportInputs& in) {
   }
   if (!skipped.str().empty()) {
     out << "\n## Not compared\n\n"
-        << header({"workload", "technique", "status", "reason"}) << skipped.str();
+        << table_header({"workload", "technique", "status", "reason"}) << skipped.str();
   }
   return out.str();
 }
@@ -344,12 +208,12 @@ std::string summary_section(const ReportInputs& in) {
 std::string published_claims_section(const ReportInputs& in) {
   std::ostringstream out;
   out << "\n## Published claims of the techniques compared\n\n"
-      << header({"technique", "tip", "claim", "source"});
+      << table_header({"technique", "tip", "claim", "source"});
   std::set<std::string> listed;
   for (const auto& r : in.comparisons) {
     const auto* info = find_technique(r.comparison.label);
     if (info == nullptr || !listed.insert(info->id).second) continue;
-    out << row(
+    out << table_row(
         {info->id, info->tip > 0 ? std::to_string(info->tip) : "-", info->claim, info->source});
   }
   return out.str();
@@ -359,25 +223,17 @@ std::string published_claims_section(const ReportInputs& in) {
 std::string more_metrics_section(const ReportInputs& in) {
   std::ostringstream out;
   out << "\n## More metrics per comparison\n\n"
-      << header({"workload", "technique", "median step", "model FLOP/s", "MFU",
-                 "peak memory (total)", "peak reserved (CUDA)", "eval peak memory", "eval time",
-                 "syncs per step", "CUDA syncs per step", "parameters"});
+      << table_header({"workload", "technique", "median step", "model FLOP/s", "MFU",
+                       "peak memory (total)", "peak reserved (CUDA)", "eval peak memory",
+                       "eval time", "syncs per step", "CUDA syncs per step", "parameters"});
   for (const auto& r : in.comparisons) {
     if (r.status != "ok") continue;
-    out << row({r.comparison.workload, r.comparison.label, metric_text(r, "step_time"),
-                metric_text(r, "flop_rate"), metric_text(r, "mfu"), metric_text(r, "peak_bytes"),
-                metric_text(r, "reserved_bytes"), metric_text(r, "eval_peak_bytes"),
-                metric_text(r, "eval_time"), metric_text(r, "syncs_per_step"),
-                metric_text(r, "device_syncs_per_step"), metric_text(r, "parameters")});
-  }
-  return out.str();
-}
-
-std::string environment_section(const Record& first) {
-  std::ostringstream out;
-  out << "\n## Environment (first record)\n\n" << header({"key", "value"});
-  for (const auto& [key, value] : first.environment.items()) {
-    out << row({key, value.is_string() ? value.get<std::string>() : value.dump()});
+    out << table_row({r.comparison.workload, r.comparison.label, metric_text(r, "step_time"),
+                      metric_text(r, "flop_rate"), metric_text(r, "mfu"),
+                      metric_text(r, "peak_bytes"), metric_text(r, "reserved_bytes"),
+                      metric_text(r, "eval_peak_bytes"), metric_text(r, "eval_time"),
+                      metric_text(r, "syncs_per_step"), metric_text(r, "device_syncs_per_step"),
+                      metric_text(r, "parameters")});
   }
   return out.str();
 }
@@ -395,8 +251,8 @@ std::string markdown_report(const ReportInputs& in) {
 
 std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
   std::ostringstream out;
-  out << header({"claim", "technique", "workload", "claimed", "measured [95% CI]", "n", "verdict",
-                 "gate", "note"});
+  out << table_header({"claim", "technique", "workload", "claimed", "measured [95% CI]", "n",
+                       "verdict", "gate", "note"});
   for (const auto& v : verdicts) {
     const auto* info = find_metric(v.claim->metric);
     std::string measured = "-";
@@ -406,10 +262,11 @@ std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
       m.interval = v.interval;
       measured = interval_text(&m, *info);
     }
-    out << row({v.claim->id, v.claim->technique,
-                v.workload.empty() ? v.claim->workload : v.workload, claim_text(*v.claim), measured,
-                v.measured ? std::to_string(v.n_baseline) + "/" + std::to_string(v.n_variant) : "-",
-                v.verdict, v.gates ? "yes" : "no", v.reason});
+    out << table_row(
+        {v.claim->id, v.claim->technique, v.workload.empty() ? v.claim->workload : v.workload,
+         claim_text(*v.claim), measured,
+         v.measured ? std::to_string(v.n_baseline) + "/" + std::to_string(v.n_variant) : "-",
+         v.verdict, v.gates ? "yes" : "no", v.reason});
   }
   return out.str();
 }

@@ -27,4 +27,18 @@ std::string metric_text(const ComparisonResult& r, const std::string& id) {
   return interval_text(r.metric(id), *find_metric(id));
 }
 
+std::string table_row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const auto& cell : cells) line += " " + cell + " |";
+  return line + "\n";
+}
+
+std::string table_header(const std::vector<std::string>& cells) {
+  std::string separator = "|";
+  for (size_t i = 0; i < cells.size(); ++i) separator += "---|";
+  return table_row(cells) + separator + "\n";
+}
+
+std::string mib(double bytes) { return format_number("%.1f", bytes / 1048576.0); }
+
 }  // namespace speedbench::report

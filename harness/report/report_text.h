@@ -1,7 +1,9 @@
-// Number and interval texts shared by the markdown report and the console summary.
+// Number, interval and table texts shared by the markdown report's sections and the console
+// summary.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/report/comparisons.h"
 
@@ -16,5 +18,12 @@ std::string interval_text(const MetricComparison* m, const MetricInfo& info);
 
 // interval_text of the comparison's metric `id`.
 std::string metric_text(const ComparisonResult& r, const std::string& id);
+
+// A markdown table's row "| a | b |", and its header row with the separator line under it.
+std::string table_row(const std::vector<std::string>& cells);
+std::string table_header(const std::vector<std::string>& cells);
+
+// Bytes as MiB with one decimal.
+std::string mib(double bytes);
 
 }  // namespace speedbench::report

@@ -1,6 +1,7 @@
-// A run folder's report in three forms, one file each: markdown for people (markdown_report.cpp:
-// the main table first, then the claims, the details and the environment), JSON for machines
-// and plots (summary_json.cpp), and a console table (console_summary.cpp).
+// A run folder's report in three forms: markdown for people (markdown_report.cpp: the main table
+// first, then the claims and the details of the comparisons; run_sections.cpp: the variants'
+// tables, measurement health and the environment), JSON for machines and plots
+// (summary_json.cpp), and a console table (console_summary.cpp).
 #pragma once
 
 #include <nlohmann/json.hpp>

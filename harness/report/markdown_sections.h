@@ -1,0 +1,26 @@
+// The markdown report's sections that look at the runs one by one rather than at the
+// comparisons: the per-variant tables, the measurement-health flags and the environment
+// (run_sections.cpp). markdown_report.cpp puts them after the comparisons. Internal to
+// harness/report/.
+#pragma once
+
+#include <string>
+
+#include "harness/report/report_writer.h"
+
+namespace speedbench::report {
+
+// A coefficient of variation (over repetitions, or over one run's steps) above this is flagged.
+inline constexpr double kNoisyCv = 0.10;
+
+// Per (workload, variant): what its runs measured, medians over the ok ones.
+std::string variant_tables(const Results& results);
+
+// What makes a run's or a comparison's numbers less trustworthy: noisy steps, other load,
+// frequency scaling, too few repetitions for the U test.
+std::string health_section(const ReportInputs& in);
+
+// The first record's environment block, a key per row.
+std::string environment_section(const Record& first);
+
+}  // namespace speedbench::report

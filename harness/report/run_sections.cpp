@@ -1,0 +1,146 @@
+// The sections of the markdown report that read the runs one by one (see markdown_sections.h).
+#include <optional>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "harness/report/markdown_sections.h"
+#include "harness/report/report_text.h"
+
+namespace speedbench::report {
+
+namespace {
+
+constexpr double kBusyCoresAtStart = 0.25;  // other processes' load that flags a run
+constexpr int kMinRepetitionsForUTest = 5;
+
+}  // namespace
+
+std::string variant_tables(const Results& results) {
+  std::ostringstream out;
+  std::vector<std::pair<std::string, std::string>> order;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& r : results.records) {
+    if (seen.insert({r.workload, r.variant}).second) order.push_back({r.workload, r.variant});
+  }
+  std::string workload;
+  auto median = [&](const std::pair<std::string, std::string>& key, const char* id) {
+    const auto values = metric_values(results, key.first, key.second, *find_metric(id));
+    return values.empty() ? std::optional<measure::Summary>() : measure::summarize(values);
+  };
+  for (const auto& key : order) {
+    if (key.first != workload) {
+      workload = key.first;
+      out << "\n### " << workload << "\n\n"
+          << table_header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s (MFU)",
+                           "median step ms", "peak MiB train / eval", "accuracy",
+                           "time to target s (reached)", "syncs/step (CUDA)", "parameters"});
+    }
+    int runs = 0, ok = 0, reached = 0;
+    std::string other;
+    for (const auto& r : results.records) {
+      if (r.workload != key.first || r.variant != key.second) continue;
+      runs += 1;
+      ok += r.status == RunStatus::kOk;
+      reached += r.metrics.time_to_target_s.has_value();
+      if (r.status != RunStatus::kOk && other.empty())
+        other = to_string(r.status) + ": " + r.message;
+    }
+    if (ok == 0) {
+      out << table_row({key.second, std::to_string(ok) + "/" + std::to_string(runs), other, "", "",
+                        "", "", "", "", ""});
+      continue;
+    }
+    const auto throughput = median(key, "throughput");
+    const auto flop_rate = median(key, "flop_rate");
+    const auto step = median(key, "step_time");
+    const auto peak = median(key, "peak_bytes");
+    const auto eval_peak = median(key, "eval_peak_bytes");
+    const auto accuracy = median(key, "accuracy");
+    const auto ttt = median(key, "time_to_target");
+    const auto syncs = median(key, "syncs_per_step");
+    const auto device_syncs = median(key, "device_syncs_per_step");
+    const auto mfu = median(key, "mfu");
+    const auto params = median(key, "parameters");
+    out << table_row(
+        {key.second, std::to_string(ok) + "/" + std::to_string(runs),
+         throughput ? format_number("%.0f", throughput->median) + " (" +
+                          format_number("%.1f%%", 100 * throughput->cv) + ")"
+                    : "-",
+         (flop_rate ? format_number("%.2f", flop_rate->median / 1e9) : "-") +
+             (mfu ? format_number(" (%.1f%%)", 100 * mfu->median) : ""),
+         step ? format_number("%.2f", step->median) : "-",
+         (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
+         accuracy ? format_number("%.4f", accuracy->median) : "-",
+         ttt ? format_number("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" +
+                   std::to_string(ok) + ")"
+             : "- (0/" + std::to_string(ok) + ")",
+         (syncs ? format_number("%.2f", syncs->median) : "-") +
+             (device_syncs ? format_number(" (%.2f)", device_syncs->median) : ""),
+         params ? format_number("%.0f", params->median) : "-"});
+  }
+  return out.str();
+}
+
+std::string health_section(const ReportInputs& in) {
+  std::ostringstream runs;
+  int flagged = 0;
+  for (const auto& r : in.results.records) {
+    if (r.status != RunStatus::kOk) continue;
+    std::vector<std::string> flags;
+    const auto steps = measure::summarize(r.metrics.step_ms);
+    if (r.metrics.step_ms.size() >= 2 && steps.cv > kNoisyCv) {
+      flags.push_back("step-time CV " + format_number("%.0f%%", 100 * steps.cv) + " > 10%");
+    }
+    const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
+    if (state.value("busy_cores", 0.0) > kBusyCoresAtStart) {
+      flags.push_back("other load at start: " +
+                      format_number("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
+    }
+    const auto governor = state.value("cpufreq_governor", std::string("unavailable"));
+    if (governor != "unavailable" && governor != "performance") {
+      flags.push_back("CPU frequency scaling (governor " + governor + ")");
+    }
+    if (flags.empty()) continue;
+    flagged += 1;
+    std::string text;
+    for (const auto& f : flags) text += (text.empty() ? "" : "; ") + f;
+    runs << table_row({r.workload, r.variant, std::to_string(r.repetition), text});
+  }
+  std::ostringstream few;
+  for (const auto& c : in.comparisons) {
+    const auto* t = c.metric("throughput");
+    if (c.status != "ok" || t == nullptr) continue;
+    if (t->n_baseline < kMinRepetitionsForUTest || t->n_variant < kMinRepetitionsForUTest) {
+      few << table_row({c.comparison.workload, c.comparison.label,
+                        std::to_string(t->n_baseline) + "/" + std::to_string(t->n_variant)});
+    }
+  }
+  std::ostringstream out;
+  out << "\n## Measurement health\n\n"
+      << flagged << " of " << in.results.records.size()
+      << " runs flagged (step-time CV above 10%, more than "
+      << format_number("%.2f", kBusyCoresAtStart)
+      << " cores busy with other work when the run started, or a CPU frequency governor other "
+         "than performance; on machines that do not expose cpufreq, e.g. most VMs, the governor is "
+         "unknown).\n";
+  if (flagged > 0)
+    out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
+  if (!few.str().empty()) {
+    out << "\nToo few repetitions for the Mann-Whitney U test to reach p < 0.05 reliably (fewer "
+           "than 5 runs on a side; with 3 vs 3 the smallest possible p is 0.1):\n\n"
+        << table_header({"workload", "technique", "n base/var"}) << few.str();
+  }
+  return out.str();
+}
+
+std::string environment_section(const Record& first) {
+  std::ostringstream out;
+  out << "\n## Environment (first record)\n\n" << table_header({"key", "value"});
+  for (const auto& [key, value] : first.environment.items()) {
+    out << table_row({key, value.is_string() ? value.get<std::string>() : value.dump()});
+  }
+  return out.str();
+}
+
+}  // namespace speedbench::report
