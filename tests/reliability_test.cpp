@@ -216,7 +216,7 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurement
                 "other load at start: 1.50 cores busy; CPU frequency scaling (governor powersave)"),
             std::string::npos)
       << markdown;
-  EXPECT_NE(markdown.find("Too few repetitions"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("Fewer than 5 runs on a side"), std::string::npos) << markdown;
 }
 
 }  // namespace

@@ -83,6 +83,7 @@ TEST(ReportTest, VerdictsFollowTheIntervalAgainstTheThreshold) {
   claims[7].gate_suite = "smoke";  // these results are suite "synthetic"
   const auto verdicts = verify_claims(claims, compare(results), results);
   EXPECT_EQ(verdict_of(verdicts, "faster").verdict, "confirmed");
+  EXPECT_EQ(verdict_of(verdicts, "faster").reason, "") << "5 runs a side: no caveat";
   EXPECT_EQ(verdict_of(verdicts, "much-faster").verdict, "refuted");
   EXPECT_EQ(verdict_of(verdicts, "borderline").verdict, "inconclusive");
   EXPECT_EQ(verdict_of(verdicts, "half-memory").verdict, "confirmed");
@@ -105,6 +106,26 @@ TEST(ReportTest, VerdictForAnInterval) {
   EXPECT_EQ(verdict_for({0.5, 0.45, 0.55}, "<=", 0.6), "confirmed");
   EXPECT_EQ(verdict_for({0.5, 0.45, 0.55}, "<=", 0.4), "refuted");
   EXPECT_EQ(verdict_for({0.5, 0.45, 0.55}, "<=", 0.5), "inconclusive");
+}
+
+TEST(ReportTest, AVerdictFromFewerThanFiveVaryingRunsASideSaysSo) {
+  TempDir dir;
+  const double fast[] = {140, 150, 160};
+  for (int rep = 0; rep < 3; ++rep) {
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "baseline", rep, 100 + rep, 1000));
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "fast", rep, fast[rep], 500));
+  }
+  const auto results = load_results(dir.path().string());
+  const std::vector<Claim> claims = {claim("faster", "throughput", ">=", 1.3),
+                                     claim("half-memory", "peak_bytes", "<=", 0.5)};
+  const auto verdicts = verify_claims(claims, compare(results), results);
+  const auto& faster = verdict_of(verdicts, "faster");
+  EXPECT_EQ(faster.verdict, "confirmed");  // 140/102 is above 1.3: the verdict stands
+  EXPECT_NE(faster.reason.find("only 3/3 runs"), std::string::npos) << faster.reason;
+  EXPECT_NE(faster.reason.find("9 times in 10"), std::string::npos) << faster.reason;
+  const auto& memory = verdict_of(verdicts, "half-memory");
+  EXPECT_EQ(memory.verdict, "confirmed");
+  EXPECT_EQ(memory.reason, "") << "every run measured the same bytes: nothing to doubt";
 }
 
 TEST(ReportTest, NotApplicableAndFailedRunsAreNotCompared) {

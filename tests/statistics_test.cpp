@@ -3,6 +3,10 @@
 // and the bootstrap interval's properties.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 #include "harness/measure/statistics.h"
 
 namespace speedbench::measure {
@@ -66,6 +70,45 @@ TEST(BootstrapTest, IntervalOfTheRatioOfMedians) {
   const auto same = bootstrap_ratio_of_medians(baseline, {101, 99, 100, 102, 98, 97, 103});
   EXPECT_LT(same.low, 1.0);
   EXPECT_GT(same.high, 1.0);
+}
+
+// Under no effect (both sides drawn from one distribution) a 95% interval should exclude 1 about
+// 1 time in 20. With 3 runs a side each extreme median turns up in 7/27 of the resamples, so the
+// interval is the whole range of run ratios and excludes 1 exactly when one side's runs all lie
+// above the other's: 2 of the 20 equally likely arrangements, 1 time in 10. Scaling one side
+// scales the interval, so for any true ratio it holds that ratio 9 times in 10, not 19 in 20.
+// From 5 runs a side it is near nominal. The report and the verdicts say so below
+// kMinRunsPerSide.
+TEST(BootstrapTest, UnderFiveRunsASideTheIntervalUndercovers) {
+  const auto three = bootstrap_ratio_of_medians({10, 11, 12}, {13, 14, 15});
+  EXPECT_DOUBLE_EQ(three.low, 13.0 / 12.0);
+  EXPECT_DOUBLE_EQ(three.high, 15.0 / 10.0);
+
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> run_throughput(0.0, 0.1);
+  auto draw = [&](int runs) {
+    std::vector<double> sample(runs);
+    for (auto& value : sample) value = run_throughput(rng);
+    return sample;
+  };
+  auto excludes_one = [](const Interval& interval) {
+    return interval.low > 1.0 || interval.high < 1.0;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto baseline = draw(3), variant = draw(3);
+    const auto [b_min, b_max] = std::minmax_element(baseline.begin(), baseline.end());
+    const auto [v_min, v_max] = std::minmax_element(variant.begin(), variant.end());
+    const bool separated = *v_min > *b_max || *v_max < *b_min;
+    ASSERT_EQ(excludes_one(bootstrap_ratio_of_medians(baseline, variant, 0.95, 1000)), separated)
+        << "trial " << trial;
+  }
+  constexpr int kTrials = 1000;
+  int excluded = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const auto baseline = draw(5), variant = draw(5);
+    excluded += excludes_one(bootstrap_ratio_of_medians(baseline, variant, 0.95, 1000));
+  }
+  EXPECT_LT(static_cast<double>(excluded) / kTrials, 0.07);  // 0.032 with this seed
 }
 
 TEST(BootstrapTest, IntervalOfTheMedianOfPairedDifferences) {

@@ -27,6 +27,16 @@ int severity(const std::string& verdict) {
   return 0;  // not_run
 }
 
+// A caveat for a verdict drawn from an interval of fewer than kMinRunsPerSide runs a side
+// whose runs vary (a metric every run measures alike, such as bytes, has no such doubt).
+std::string few_runs_note(const MetricComparison& m) {
+  if (std::min(m.n_baseline, m.n_variant) >= kMinRunsPerSide || m.interval.low == m.interval.high)
+    return "";
+  return "only " + std::to_string(m.n_baseline) + "/" + std::to_string(m.n_variant) +
+         " runs: under " + std::to_string(kMinRunsPerSide) +
+         " a side, a 95% interval holds the true value about 9 times in 10, not 19 in 20";
+}
+
 }  // namespace
 
 std::vector<Claim> load_claims(const std::string& path) {
@@ -121,7 +131,7 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
         v.n_baseline = m->n_baseline;
         v.n_variant = m->n_variant;
         v.verdict = verdict_for(m->interval, claim.direction, claim.threshold);
-        v.reason = "";
+        v.reason = few_runs_note(*m);
       }
       if (severity(v.verdict) > severity(best.verdict) || best.workload.empty()) best = v;
     }
