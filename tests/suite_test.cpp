@@ -47,6 +47,18 @@ std::string config_error(const nlohmann::json& json, const SuiteSelection& selec
   return "";
 }
 
+TEST(SuiteTest, RepetitionsDefaultToTheDesignMinimumOfTheDevice) {
+  auto json = suite_json("one_at_a_time", kTechniques);
+  json.erase("repetitions");
+  const auto cpu = suite_from_json(json, "s.json");
+  EXPECT_EQ(cpu.repetitions, kDefaultRepetitionsCpu);
+  EXPECT_EQ(cpu.plan.size(), 7u * kDefaultRepetitionsCpu);  // 4 cnn + 3 rnn variants, each repeated
+  json["device"] = "cuda";
+  EXPECT_EQ(suite_from_json(json, "s.json").repetitions, kDefaultRepetitionsCuda);
+  json["repetitions"] = 1;  // a file that says so gets what it says
+  EXPECT_EQ(suite_from_json(json, "s.json").repetitions, 1);
+}
+
 TEST(SuiteTest, OneAtATimeComparesEachTechniqueWithTheBaseline) {
   const auto suite = suite_from_json(suite_json("one_at_a_time", kTechniques), "s.json");
   EXPECT_EQ(variant_names(suite, "cnn"),

@@ -207,7 +207,9 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
   suite.design =
       in.get_choice("design", "grid", {"one_at_a_time", "leave_one_out", "grid", "scaling"});
   const auto order = in.get_choice("order", "interleaved", {"interleaved", "shuffled"});
-  suite.repetitions = in.get_int("repetitions", 1, 1, 1000);
+  suite.repetitions = in.get_int(
+      "repetitions", suite.device == "cuda" ? kDefaultRepetitionsCuda : kDefaultRepetitionsCpu, 1,
+      1000);
   const auto* base = in.raw("base");
   nlohmann::json base_json = base ? *base : nlohmann::json::object();
   if (!base_json.is_object()) in.fail("base", "expected a JSON object of TrainConfig fields");

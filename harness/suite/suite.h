@@ -51,12 +51,19 @@ struct PlannedRun {
   TrainConfig config;
 };
 
+// A suite that does not say how often to repeat gets DESIGN.md's minimum for its device: enough
+// for a bootstrap interval on a CPU, and on a GPU, whose runs vary less, the 5 a side below
+// which the interval undercovers and the U test cannot reach p < 0.05.
+inline constexpr int64_t kDefaultRepetitionsCpu = 3;
+inline constexpr int64_t kDefaultRepetitionsCuda = 5;
+
 struct Suite {
   std::string name;
   std::string description;
   std::string file;
   std::string device = "cpu";
   std::string design = "grid";
+  // Runs per variant. Unset in the file: kDefaultRepetitionsCpu or kDefaultRepetitionsCuda.
   int64_t repetitions = 1;
   std::vector<SuiteVariant> variants;
   std::vector<Comparison> comparisons;
