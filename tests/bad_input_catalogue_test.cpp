@@ -108,6 +108,8 @@ std::vector<BadInput> catalogue() {
       {"suite: a dataset that is not installed", {{"s.json", R"({"name": "d", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"data": {"root": "/nonexistent/fashion"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, suite, {"/nonexistent/fashion", "dataset-fashion-mnist"}},
       {"suite: SPEEDBENCH_FORTUNES_DIR names no folder", {{"s.json", R"({"name": "f", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"model": {"arch": "char_lm"}, "data": {"dataset": "fortunes"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, "SPEEDBENCH_FORTUNES_DIR=/nonexistent/fortunes " + suite, {"/nonexistent/fortunes", "SPEEDBENCH_FORTUNES_DIR"}},
       {"suite: --only an unknown technique", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --only turbo", {"--only", "turbo"}},
+      {"suite: --repetitions 0", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --repetitions 0", {"command line", "--repetitions", "1 to 1000"}},
+      {"suite: --repetitions with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --repetitions 3", {"command line", "--repetitions requires --suite"}},
       {"suite: --resume without an earlier run", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --resume", {"--resume", "no earlier run"}},
       // ---- claims ------------------------------------------------------------------------------
       {"claims: malformed JSON", {{"r/runs.jsonl", "<record>"}, {"claims.json", "{\"claims\": ["}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "JSON"}},

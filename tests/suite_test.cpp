@@ -47,7 +47,7 @@ std::string config_error(const nlohmann::json& json, const SuiteSelection& selec
   return "";
 }
 
-TEST(SuiteTest, RepetitionsDefaultToTheDesignMinimumOfTheDevice) {
+TEST(SuiteTest, RepetitionsDefaultToTheDesignMinimumOfTheDeviceOrComeFromTheCommandLine) {
   auto json = suite_json("one_at_a_time", kTechniques);
   json.erase("repetitions");
   const auto cpu = suite_from_json(json, "s.json");
@@ -57,6 +57,13 @@ TEST(SuiteTest, RepetitionsDefaultToTheDesignMinimumOfTheDevice) {
   EXPECT_EQ(suite_from_json(json, "s.json").repetitions, kDefaultRepetitionsCuda);
   json["repetitions"] = 1;  // a file that says so gets what it says
   EXPECT_EQ(suite_from_json(json, "s.json").repetitions, 1);
+  // --repetitions overrides the file, and the plan follows it.
+  SuiteSelection more;
+  more.repetitions = 7;
+  const auto repeated = suite_from_json(json, "s.json", more);
+  EXPECT_EQ(repeated.repetitions, 7);
+  EXPECT_EQ(repeated.plan.size(), 7u * 7u);
+  EXPECT_EQ(suite_plan_to_json(repeated)["repetitions"], 7);  // what --resume compares
 }
 
 TEST(SuiteTest, OneAtATimeComparesEachTechniqueWithTheBaseline) {

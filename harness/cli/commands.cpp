@@ -157,7 +157,8 @@ int command_run_one(const RunOneArgs& args) {
 }
 
 int command_run_suite(const RunSuiteArgs& args) {
-  const auto suite = load_suite(args.suite_path, SuiteSelection{args.only, args.exclude});
+  const auto suite =
+      load_suite(args.suite_path, SuiteSelection{args.only, args.exclude, args.repetitions});
   if (suite.device == "cuda" && !cuda_device_available()) {
     throw ConfigError(args.suite_path, "device",
                       "this suite is for \"cuda\" but no CUDA device is available on this machine; "

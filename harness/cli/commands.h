@@ -28,6 +28,7 @@ struct RunSuiteArgs {
   std::string executable;
   bool resume = false;
   std::vector<std::string> only, exclude;
+  int64_t repetitions = 0;  // 0: the suite's
 };
 
 struct ReportArgs {

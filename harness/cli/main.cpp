@@ -119,6 +119,11 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
       ->delimiter(',');
   command->add_option("--exclude", args.exclude, "Techniques (or variants) to leave out")
       ->delimiter(',');
+  command
+      ->add_option("--repetitions", args.repetitions,
+                   "Runs per variant instead of the suite's (1 to 1000)")
+      ->check(CLI::Range(1, 1000))
+      ->needs(suite_option);
   return command;
 }
 

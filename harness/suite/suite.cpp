@@ -210,6 +210,7 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
   suite.repetitions = in.get_int(
       "repetitions", suite.device == "cuda" ? kDefaultRepetitionsCuda : kDefaultRepetitionsCpu, 1,
       1000);
+  if (selection.repetitions > 0) suite.repetitions = selection.repetitions;
   const auto* base = in.raw("base");
   nlohmann::json base_json = base ? *base : nlohmann::json::object();
   if (!base_json.is_object()) in.fail("base", "expected a JSON object of TrainConfig fields");

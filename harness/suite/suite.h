@@ -70,11 +70,13 @@ struct Suite {
   std::vector<PlannedRun> plan;
 };
 
-// --only / --exclude: technique ids (one_at_a_time, leave_one_out) or variant names (grid,
-// scaling) to keep or drop. Baselines always run.
+// What of a suite to run, and how often. --only / --exclude: technique ids (one_at_a_time,
+// leave_one_out) or variant names (grid, scaling) to keep or drop; baselines always run.
+// --repetitions: runs per variant instead of the file's (0: the file's).
 struct SuiteSelection {
   std::vector<std::string> only;
   std::vector<std::string> exclude;
+  int64_t repetitions = 0;
 };
 
 // Loads and validates a suite: every variant's config is checked before anything runs.
