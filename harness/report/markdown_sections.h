@@ -17,7 +17,7 @@ inline constexpr double kNoisyCv = 0.10;
 std::string variant_tables(const Results& results);
 
 // What makes a run's or a comparison's numbers less trustworthy: noisy steps, other load,
-// frequency scaling, too few repetitions for the U test.
+// frequency scaling, fewer than kMinRunsPerSide repetitions.
 std::string health_section(const ReportInputs& in);
 
 // The first record's environment block, a key per row.

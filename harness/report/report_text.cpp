@@ -39,6 +39,4 @@ std::string table_header(const std::vector<std::string>& cells) {
   return table_row(cells) + separator + "\n";
 }
 
-std::string mib(double bytes) { return format_number("%.1f", bytes / 1048576.0); }
-
 }  // namespace speedbench::report

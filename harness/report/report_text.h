@@ -23,7 +23,4 @@ std::string metric_text(const ComparisonResult& r, const std::string& id);
 std::string table_row(const std::vector<std::string>& cells);
 std::string table_header(const std::vector<std::string>& cells);
 
-// Bytes as MiB with one decimal.
-std::string mib(double bytes);
-
 }  // namespace speedbench::report

@@ -13,6 +13,8 @@ namespace {
 
 constexpr double kBusyCoresAtStart = 0.25;  // other processes' load that flags a run
 
+std::string mib(double bytes) { return format_number("%.1f", bytes / 1048576.0); }
+
 }  // namespace
 
 std::string variant_tables(const Results& results) {
