@@ -30,8 +30,7 @@ int severity(const std::string& verdict) {
 // A caveat for a verdict drawn from an interval of fewer than kMinRunsPerSide runs a side
 // whose runs vary (a metric every run measures alike, such as bytes, has no such doubt).
 std::string few_runs_note(const MetricComparison& m) {
-  if (std::min(m.n_baseline, m.n_variant) >= kMinRunsPerSide || m.interval.low == m.interval.high)
-    return "";
+  if (!has_few_runs(m) || m.interval.low == m.interval.high) return "";
   return "only " + std::to_string(m.n_baseline) + "/" + std::to_string(m.n_variant) +
          " runs: under " + std::to_string(kMinRunsPerSide) +
          " a side, a 95% interval holds the true value about 9 times in 10, not 19 in 20";

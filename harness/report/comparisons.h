@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -46,6 +47,10 @@ struct MetricComparison {
 // holds the true ratio about 9 times in 10 instead of 19 in 20 (3 vs 3: the interval is the range
 // of the run ratios; BootstrapTest.UnderFiveRunsASideTheIntervalUndercovers).
 inline constexpr int kMinRunsPerSide = 5;
+
+inline bool has_few_runs(const MetricComparison& m) {
+  return std::min(m.n_baseline, m.n_variant) < kMinRunsPerSide;
+}
 
 struct ComparisonResult {
   Comparison comparison;

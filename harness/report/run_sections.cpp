@@ -112,7 +112,7 @@ std::string health_section(const ReportInputs& in) {
   for (const auto& c : in.comparisons) {
     const auto* t = c.metric("throughput");
     if (c.status != "ok" || t == nullptr) continue;
-    if (t->n_baseline < kMinRunsPerSide || t->n_variant < kMinRunsPerSide) {
+    if (has_few_runs(*t)) {
       few << table_row({c.comparison.workload, c.comparison.label,
                         std::to_string(t->n_baseline) + "/" + std::to_string(t->n_variant)});
     }
