@@ -110,6 +110,8 @@ std::vector<BadInput> catalogue() {
       {"suite: --only an unknown technique", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --only turbo", {"--only", "turbo"}},
       {"suite: --repetitions 0", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --repetitions 0", {"command line", "--repetitions", "1 to 1000"}},
       {"suite: --repetitions with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --repetitions 3", {"command line", "--repetitions requires --suite"}},
+      {"suite: --time-budget 0", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --time-budget 0", {"command line", "--time-budget: expected a number of seconds above 0, got '0'"}},
+      {"suite: --time-budget with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --time-budget 60", {"command line", "--time-budget requires --suite"}},
       {"suite: --resume without an earlier run", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --resume", {"--resume", "no earlier run"}},
       // ---- claims ------------------------------------------------------------------------------
       {"claims: malformed JSON", {{"r/runs.jsonl", "<record>"}, {"claims.json", "{\"claims\": ["}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "JSON"}},

@@ -170,6 +170,7 @@ int command_run_suite(const RunSuiteArgs& args) {
   options.results_root = args.results_root;
   options.executable = args.executable;
   options.data_root = args.data_root;
+  options.time_budget_s = args.time_budget_s;
   const auto summary = run_suite(suite, options);
   std::printf("records: %s\n", summary.records_path.c_str());
   if (summary.interrupted) return 130;

@@ -28,7 +28,8 @@ struct RunSuiteArgs {
   std::string executable;
   bool resume = false;
   std::vector<std::string> only, exclude;
-  int64_t repetitions = 0;  // 0: the suite's
+  int64_t repetitions = 0;   // 0: the suite's
+  double time_budget_s = 0;  // 0: none
 };
 
 struct ReportArgs {

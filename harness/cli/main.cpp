@@ -13,7 +13,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -123,6 +125,18 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
       ->add_option("--repetitions", args.repetitions,
                    "Runs per variant instead of the suite's (1 to 1000)")
       ->check(CLI::Range(1, 1000))
+      ->needs(suite_option);
+  command
+      ->add_option("--time-budget", args.time_budget_s,
+                   "Seconds: start no run that would end past this (the rest: --resume)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            char* end = nullptr;
+            const double seconds = std::strtod(text.c_str(), &end);
+            const bool ok = !text.empty() && *end == '\0' && seconds > 0 && std::isfinite(seconds);
+            return ok ? std::string() : "expected a number of seconds above 0, got '" + text + "'";
+          },
+          "SECONDS"))
       ->needs(suite_option);
   return command;
 }

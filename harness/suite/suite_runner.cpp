@@ -23,6 +23,7 @@
 #include "harness/os/scoped_signal_handlers.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/run_one.h"
+#include "harness/suite/run_time_budget.h"
 
 extern char** environ;
 
@@ -32,6 +33,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 // The child in flight and whether the user asked the suite to stop (set by the signal handler).
 volatile sig_atomic_t g_child_pid = 0;
@@ -189,7 +194,7 @@ std::set<int64_t> prepare_run_folder(const fs::path& folder, const nlohmann::jso
 // Where the suite stands, on one line before each run.
 void print_progress(const Suite& suite, const PlannedRun& run, int64_t started, int64_t to_run,
                     Clock::time_point suite_start) {
-  const auto elapsed = std::chrono::duration<double>(Clock::now() - suite_start).count();
+  const auto elapsed = seconds_since(suite_start);
   const auto eta = started > 0 ? elapsed / started * (to_run - started) : 0.0;
   std::fprintf(stderr, "[%lld/%zu] %s / %s (rep %lld)%s\n", static_cast<long long>(run.index + 1),
                suite.plan.size(), run.workload.c_str(), run.variant.c_str(),
@@ -273,20 +278,32 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   const auto suite_start = Clock::now();
   const auto to_run = static_cast<int64_t>(suite.plan.size() - recorded.size());
   int64_t started = 0;
+  RunDurationEstimate durations;
+  const PlannedRun* first_left_out = nullptr;  // by the time budget
+  double first_left_out_expected_s = 0;
   for (const auto& run : suite.plan) {
     if (recorded.count(run.index) > 0) {
       summary.skipped += 1;
       continue;
     }
     if (g_stop_signal != 0) break;
+    const double expected_s = durations.expected_s(run.workload, run.variant);
+    if (!fits_in_budget(options.time_budget_s, seconds_since(suite_start), expected_s,
+                        /*first_run=*/started == 0)) {
+      first_left_out = &run;
+      first_left_out_expected_s = expected_s;
+      summary.not_started = to_run - started;
+      break;
+    }
     print_progress(suite, run, started, to_run, suite_start);
     started += 1;
+    const auto run_start = Clock::now();
     const auto record = run_in_child(run, suite, folder, options, summary.records_path);
     if (!record) break;  // interrupted
+    durations.add(run.workload, run.variant, seconds_since(run_start));
     count_outcome(record->status, summary);
   }
-  const auto took =
-      format_duration(std::chrono::duration<double>(Clock::now() - suite_start).count());
+  const auto took = format_duration(seconds_since(suite_start));
   if (g_stop_signal != 0) {
     summary.interrupted = true;
     std::fprintf(stderr,
@@ -301,6 +318,16 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
                summary.skipped > 0
                    ? (" (" + std::to_string(summary.skipped) + " recorded before)").c_str()
                    : "");
+  if (first_left_out != nullptr) {
+    std::fprintf(stderr,
+                 "suite %s: stopped at its time budget of %g s: the next run, %s / %s (rep "
+                 "%lld), was expected to take %.1f s more; %lld of %zu planned runs not started. "
+                 "Continue with the same command and --resume\n",
+                 suite.name.c_str(), options.time_budget_s, first_left_out->workload.c_str(),
+                 first_left_out->variant.c_str(),
+                 static_cast<long long>(first_left_out->repetition), first_left_out_expected_s,
+                 static_cast<long long>(summary.not_started), suite.plan.size());
+  }
   return summary;
 }
 

@@ -3,6 +3,7 @@
 // records it as `crashed` and the suite goes on. The folder also gets plan.json (the plan and the
 // comparisons: what the report reads, what --resume checks). SIGINT/SIGTERM stop the suite after
 // passing the signal on to the run in flight, which writes nothing: --resume reruns just that one.
+// With a time budget the suite stops between runs instead, once the next would not fit.
 #pragma once
 
 #include <string>
@@ -13,9 +14,10 @@ namespace speedbench {
 
 struct SuiteRunOptions {
   std::string results_root = "results";
-  std::string executable;  // this binary (for the child processes)
-  std::string data_root;   // passed to each run when set
-  bool resume = false;     // continue the newest run folder of this suite with the same plan
+  std::string executable;    // this binary (for the child processes)
+  std::string data_root;     // passed to each run when set
+  bool resume = false;       // continue the newest run folder of this suite with the same plan
+  double time_budget_s = 0;  // start no run that would end past this (run_time_budget.h); 0: none
 };
 
 struct SuiteRunSummary {
@@ -27,6 +29,7 @@ struct SuiteRunSummary {
   int not_applicable = 0;
   int skipped = 0;           // already recorded (--resume)
   bool interrupted = false;  // SIGINT/SIGTERM: the run in flight was dropped, the rest not started
+  int64_t not_started = 0;   // planned runs the time budget left out (--resume runs them)
 };
 
 // Throws ConfigError when --resume finds no earlier run with the same plan.
