@@ -4,6 +4,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "harness/results/environment.h"
 #include "harness/results/records_file.h"
@@ -12,6 +13,7 @@
 namespace speedbench {
 namespace {
 
+using testing::read_text;
 using testing::run_command;
 using testing::TempDir;
 using testing::write_text;
@@ -213,6 +215,57 @@ TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("field '--resume': no earlier run of suite mini"), std::string::npos)
       << other.output;
+}
+
+// A budget shorter than one run: the first run always starts (nothing is known before it), then
+// the suite stops between runs with exit 0, says what it left out, and --resume runs the rest.
+TEST(CliTest, ATimeBudgetStopsTheSuiteBetweenRunsAndResumeRunsTheRest) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), mini_suite(2));
+  const auto run =
+      speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " + dir.file("results");
+  const auto budgeted = run_command(run + " --time-budget 0.001");
+  ASSERT_EQ(budgeted.exit_code, 0) << budgeted.output;
+  const std::string stop_line =
+      "suite mini: stopped at its time budget of 0.001 s: the next run, tiny / adam (rep 0), was "
+      "expected to take ";
+  const auto stop_at = budgeted.output.find(stop_line);
+  ASSERT_NE(stop_at, std::string::npos) << budgeted.output;
+  // What the first run took (a process start and a few steps), not 0: the estimate saw it.
+  EXPECT_GT(std::strtod(budgeted.output.c_str() + stop_at + stop_line.size(), nullptr), 0.05)
+      << budgeted.output;
+  EXPECT_NE(budgeted.output.find("3 of 4 planned runs not started. Continue with the same "
+                                 "command and --resume"),
+            std::string::npos)
+      << budgeted.output;
+  const auto folder = only_run_folder(dir.file("results/mini"));
+  const auto records_path = (folder / "runs.jsonl").string();
+  ASSERT_EQ(read_records(records_path).size(), 1u);
+
+  const auto report =
+      run_command(speedbench_cli() + " report " + folder.string() + " --claims /nonexistent");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const auto short_report = read_text((folder / "report.md").string());
+  EXPECT_NE(short_report.find("**1 of the 4 planned runs are recorded**"), std::string::npos)
+      << short_report;
+  auto summary = nlohmann::json::parse(read_text((folder / "summary.json").string()));
+  EXPECT_EQ(summary["records"], 1);
+  EXPECT_EQ(summary["planned_runs"], 4);
+
+  const auto resumed = run_command(run + " --resume --time-budget 3600");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(resumed.output.find("stopped at its time budget"), std::string::npos) << resumed.output;
+  std::vector<int64_t> indexes;
+  for (const auto& r : read_records(records_path)) indexes.push_back(r.run_index);
+  EXPECT_EQ(indexes, (std::vector<int64_t>{0, 1, 2, 3}));
+  ASSERT_EQ(run_command(speedbench_cli() + " report " + folder.string() + " --claims /nonexistent")
+                .exit_code,
+            0);
+  EXPECT_EQ(read_text((folder / "report.md").string()).find("planned runs are recorded"),
+            std::string::npos);
+  summary = nlohmann::json::parse(read_text((folder / "summary.json").string()));
+  EXPECT_EQ(summary["records"], 4);
+  EXPECT_EQ(summary["planned_runs"], 4);
 }
 
 TEST(CliTest, SuiteWithABadVariantIsRejectedBeforeAnythingRuns) {

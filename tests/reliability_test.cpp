@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <random>
 #include <thread>
@@ -88,9 +87,7 @@ TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoes
   const auto report =
       run_command(kSpeedbench + " report " + folder.string() + " --claims /nonexistent");
   ASSERT_EQ(report.exit_code, 0) << report.output;
-  std::ifstream in(folder / "report.md");
-  const std::string markdown((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
+  const std::string markdown = testing::read_text((folder / "report.md").string());
   for (const char* shown : {"| lstm | segfault | failed |", "| lstm | abort | failed |",
                             "| lstm | oom | failed |", "| lstm | diverges | failed |"}) {
     EXPECT_NE(markdown.find(shown), std::string::npos) << shown << "\n" << markdown;
@@ -206,9 +203,7 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurement
   const auto result =
       run_command(kSpeedbench + " report " + dir.file("run") + " --claims /nonexistent");
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  std::ifstream in(dir.file("run/report.md"));
-  const std::string markdown((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
+  const std::string markdown = testing::read_text(dir.file("run/report.md"));
   EXPECT_NE(markdown.find("## Measurement health"), std::string::npos);
   EXPECT_NE(markdown.find("2 of 6 runs flagged"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| w | baseline | 0 | step-time CV"), std::string::npos) << markdown;

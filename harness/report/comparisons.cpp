@@ -229,6 +229,11 @@ std::vector<Comparison> planned_comparisons(const Results& results) {
   return comparisons;
 }
 
+size_t planned_run_count(const Results& results) {
+  if (results.plan.is_null()) return results.records.size();
+  return results.plan.value("runs", nlohmann::json::array()).size();
+}
+
 std::vector<double> metric_values(const Results& results, const std::string& workload,
                                   const std::string& variant, const MetricInfo& metric) {
   std::vector<double> values;

@@ -79,6 +79,9 @@ Results load_results(const std::string& path);
 // The plan's comparisons, or without a plan every variant against "baseline" per workload.
 std::vector<Comparison> planned_comparisons(const Results& results);
 
+// How many runs the plan lists (a suite stopped early recorded fewer); without a plan, the records.
+size_t planned_run_count(const Results& results);
+
 std::vector<ComparisonResult> compare(const Results& results);
 
 // Per (workload, variant): the ok records' values of `metric`, in plan order.

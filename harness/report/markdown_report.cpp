@@ -156,6 +156,12 @@ std::string report_heading(const Results& results) {
         << "Design `" << results.plan.value("design", "") << "`, "
         << results.plan.value("repetitions", 0) << " repetitions, interleaved. ";
   }
+  const auto planned = planned_run_count(results);
+  if (planned > results.records.size()) {
+    out << "**" << results.records.size() << " of the " << planned
+        << " planned runs are recorded**: the suite stopped early (at its time budget, or "
+           "interrupted); `speedbench run --suite ... --resume` runs the rest. ";
+  }
   out << results.records.size() << " records (" << status_text << "), "
       << results.records.front().started_at << " to " << results.records.back().finished_at
       << ", run folder `" << results.folder << "`.\n\n"

@@ -72,6 +72,7 @@ nlohmann::json summary_json(const ReportInputs& in) {
           {"device", in.results.device},
           {"design", in.results.plan.is_null() ? "" : in.results.plan.value("design", "")},
           {"records", in.results.records.size()},
+          {"planned_runs", planned_run_count(in.results)},
           {"started_at", first.started_at},
           {"finished_at", in.results.records.back().finished_at},
           {"environment", first.environment},
