@@ -202,6 +202,18 @@ void print_progress(const Suite& suite, const PlannedRun& run, int64_t started, 
                started > 0 ? ("  ETA " + format_duration(eta)).c_str() : "");
 }
 
+// Why the suite stops before `next`, and how to go on.
+void print_budget_stop(const Suite& suite, const PlannedRun& next, double expected_s,
+                       int64_t not_started, double budget_s) {
+  std::fprintf(stderr,
+               "suite %s: stopped at its time budget of %g s: the next run, %s / %s (rep %lld), "
+               "was expected to take %.1f s more; %lld of %zu planned runs not started. Continue "
+               "with the same command and --resume\n",
+               suite.name.c_str(), budget_s, next.workload.c_str(), next.variant.c_str(),
+               static_cast<long long>(next.repetition), expected_s,
+               static_cast<long long>(not_started), suite.plan.size());
+}
+
 // Runs one planned run in its own process and returns its record: the one the child appended
 // (a failed DDP launch may still have written rank 0's), or, when it died before writing, a
 // `crashed` record appended here so that the report shows it. Nothing when the run was
@@ -279,8 +291,6 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   const auto to_run = static_cast<int64_t>(suite.plan.size() - recorded.size());
   int64_t started = 0;
   RunDurationEstimate durations;
-  const PlannedRun* first_left_out = nullptr;  // by the time budget
-  double first_left_out_expected_s = 0;
   for (const auto& run : suite.plan) {
     if (recorded.count(run.index) > 0) {
       summary.skipped += 1;
@@ -290,9 +300,8 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
     const double expected_s = durations.expected_s(run.workload, run.variant);
     if (!fits_in_budget(options.time_budget_s, seconds_since(suite_start), expected_s,
                         /*first_run=*/started == 0)) {
-      first_left_out = &run;
-      first_left_out_expected_s = expected_s;
       summary.not_started = to_run - started;
+      print_budget_stop(suite, run, expected_s, summary.not_started, options.time_budget_s);
       break;
     }
     print_progress(suite, run, started, to_run, suite_start);
@@ -318,16 +327,6 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
                summary.skipped > 0
                    ? (" (" + std::to_string(summary.skipped) + " recorded before)").c_str()
                    : "");
-  if (first_left_out != nullptr) {
-    std::fprintf(stderr,
-                 "suite %s: stopped at its time budget of %g s: the next run, %s / %s (rep "
-                 "%lld), was expected to take %.1f s more; %lld of %zu planned runs not started. "
-                 "Continue with the same command and --resume\n",
-                 suite.name.c_str(), options.time_budget_s, first_left_out->workload.c_str(),
-                 first_left_out->variant.c_str(),
-                 static_cast<long long>(first_left_out->repetition), first_left_out_expected_s,
-                 static_cast<long long>(summary.not_started), suite.plan.size());
-  }
   return summary;
 }
 
