@@ -300,8 +300,8 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
     const double expected_s = durations.expected_s(run.workload, run.variant);
     if (!fits_in_budget(options.time_budget_s, seconds_since(suite_start), expected_s,
                         /*first_run=*/started == 0)) {
-      summary.not_started = to_run - started;
-      print_budget_stop(suite, run, expected_s, summary.not_started, options.time_budget_s);
+      print_budget_stop(suite, run, expected_s, /*not_started=*/to_run - started,
+                        options.time_budget_s);
       break;
     }
     print_progress(suite, run, started, to_run, suite_start);

@@ -29,7 +29,6 @@ struct SuiteRunSummary {
   int not_applicable = 0;
   int skipped = 0;           // already recorded (--resume)
   bool interrupted = false;  // SIGINT/SIGTERM: the run in flight was dropped, the rest not started
-  int64_t not_started = 0;   // planned runs the time budget left out (--resume runs them)
 };
 
 // Throws ConfigError when --resume finds no earlier run with the same plan.
