@@ -28,5 +28,19 @@ TEST(RunTimeBudgetTest, ARunStartsOnlyWhenItIsExpectedToEndWithinTheBudget) {
   EXPECT_TRUE(fits_in_budget(/*budget_s=*/0, 1e9, 10, false));  // no budget
 }
 
+TEST(RunTimeBudgetTest, TheEtaIsTheRunsLeftAtThePaceSoFarButNoLaterThanTheBudgetsEnd) {
+  // 4 of 10 runs took 40 s: 6 more at 10 s each.
+  auto left = suite_time_left(/*budget_s=*/0, /*elapsed_s=*/40, /*started=*/4, /*to_run=*/10);
+  EXPECT_DOUBLE_EQ(left.seconds, 60.0);
+  EXPECT_FALSE(left.until_budget_end);
+  left = suite_time_left(/*budget_s=*/120, 40, 4, 10);  // the budget ends after them
+  EXPECT_DOUBLE_EQ(left.seconds, 60.0);
+  EXPECT_FALSE(left.until_budget_end);
+  left = suite_time_left(/*budget_s=*/90, 40, 4, 10);  // the suite stops at 90 s
+  EXPECT_DOUBLE_EQ(left.seconds, 50.0);
+  EXPECT_TRUE(left.until_budget_end);
+  EXPECT_DOUBLE_EQ(suite_time_left(90, 0, /*started=*/0, 10).seconds, 0.0);  // no pace yet
+}
+
 }  // namespace
 }  // namespace speedbench

@@ -1,5 +1,7 @@
 #include "harness/suite/run_time_budget.h"
 
+#include <algorithm>
+
 namespace speedbench {
 
 void RunDurationEstimate::add(const std::string& workload, const std::string& variant,
@@ -20,6 +22,13 @@ double RunDurationEstimate::expected_s(const std::string& workload,
 
 bool fits_in_budget(double budget_s, double elapsed_s, double expected_s, bool first_run) {
   return budget_s <= 0 || first_run || elapsed_s + expected_s <= budget_s;
+}
+
+SuiteTimeLeft suite_time_left(double budget_s, double elapsed_s, int64_t started, int64_t to_run) {
+  const double at_pace_s = started > 0 ? elapsed_s / started * (to_run - started) : 0.0;
+  const double budget_left_s = std::max(0.0, budget_s - elapsed_s);
+  if (budget_s > 0 && budget_left_s < at_pace_s) return {budget_left_s, true};
+  return {at_pace_s, false};
 }
 
 }  // namespace speedbench

@@ -5,6 +5,7 @@
 // what a budget cuts is the last repetitions, spread over every variant.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -33,5 +34,14 @@ class RunDurationEstimate {
 // Whether a run expected to take `expected_s` may start `elapsed_s` into a suite with this budget
 // (0: no budget). The first run always starts: nothing is known before it.
 bool fits_in_budget(double budget_s, double elapsed_s, double expected_s, bool first_run);
+
+// The progress line's ETA, `elapsed_s` into a suite that has started `started` of its `to_run`
+// runs: the runs left at the pace so far, but no later than the budget's end (0: no budget),
+// where the suite stops whatever is left.
+struct SuiteTimeLeft {
+  double seconds = 0;
+  bool until_budget_end = false;  // the budget ends before the runs left would
+};
+SuiteTimeLeft suite_time_left(double budget_s, double elapsed_s, int64_t started, int64_t to_run);
 
 }  // namespace speedbench

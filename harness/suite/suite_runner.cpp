@@ -193,13 +193,16 @@ std::set<int64_t> prepare_run_folder(const fs::path& folder, const nlohmann::jso
 
 // Where the suite stands, on one line before each run.
 void print_progress(const Suite& suite, const PlannedRun& run, int64_t started, int64_t to_run,
-                    Clock::time_point suite_start) {
-  const auto elapsed = seconds_since(suite_start);
-  const auto eta = started > 0 ? elapsed / started * (to_run - started) : 0.0;
+                    Clock::time_point suite_start, double budget_s) {
+  std::string eta;
+  if (started > 0) {
+    const auto left = suite_time_left(budget_s, seconds_since(suite_start), started, to_run);
+    eta =
+        "  ETA " + format_duration(left.seconds) + (left.until_budget_end ? " (time budget)" : "");
+  }
   std::fprintf(stderr, "[%lld/%zu] %s / %s (rep %lld)%s\n", static_cast<long long>(run.index + 1),
                suite.plan.size(), run.workload.c_str(), run.variant.c_str(),
-               static_cast<long long>(run.repetition),
-               started > 0 ? ("  ETA " + format_duration(eta)).c_str() : "");
+               static_cast<long long>(run.repetition), eta.c_str());
 }
 
 // Why the suite stops before `next`, and how to go on.
@@ -304,7 +307,7 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
                         options.time_budget_s);
       break;
     }
-    print_progress(suite, run, started, to_run, suite_start);
+    print_progress(suite, run, started, to_run, suite_start, options.time_budget_s);
     started += 1;
     const auto run_start = Clock::now();
     const auto record = run_in_child(run, suite, folder, options, summary.records_path);
