@@ -1,6 +1,7 @@
-// libFuzzer target: bytes -> JSON -> TrainConfig (first byte even) or Suite (odd). Bad input may
-// only end as a ConfigError (one clear message); any other exception, a crash or a sanitizer
-// report is a finding.
+// libFuzzer target: bytes -> JSON -> TrainConfig (first byte even) or Suite (odd), through the
+// same file-kind check as load_train_config and load_suite. Bad input may only end as a
+// ConfigError (one clear message); any other exception, a crash or a sanitizer report is a
+// finding.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
+#include "harness/config/json_file_kind.h"
 #include "harness/config/json_reader.h"
 #include "harness/suite/suite.h"
 
@@ -17,6 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
     const auto json = speedbench::parse_json_text(text, "fuzz.json");
+    speedbench::check_json_file_kind(
+        json, suite ? speedbench::JsonFileKind::kSuite : speedbench::JsonFileKind::kTrainConfig,
+        "fuzz.json");
     if (suite) {
       speedbench::suite_from_json(json, "fuzz.json");
     } else {

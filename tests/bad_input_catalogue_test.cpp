@@ -86,6 +86,7 @@ std::vector<BadInput> catalogue() {
       {"config: char LM on images", {{"c.json", with(R"("model": {"arch": "char_lm"})")}}, run, {"{dir}/c.json", "'model.arch'", "fortunes"}},
       {"config: cuda graphs with a schedule", {{"c.json", with(R"("device": "cuda", "techniques": {"cuda_graphs": true, "lr_schedule": {"kind": "cosine"}})")}}, run, {"{dir}/c.json", "'techniques.cuda_graphs'"}},
       {"config: batch larger than the data", {{"c.json", with(R"("batch_size": 4096)")}}, run, {"'batch_size'", "got 4096"}},
+      {"config: a suite given to run-one", {{"c.json", suite_with(kGoodSuiteTail)}}, run, {"{dir}/c.json", "expected a TrainConfig, got a suite", "speedbench run --suite {dir}/c.json"}},
       {"config: unknown optimizer", {{"c.json", with(R"("optimizer": {"name": "lion"})")}}, run, {"{dir}/c.json", "'optimizer.name'", "lion"}},
       // ---- datasets ----------------------------------------------------------------------------
       {"dataset: missing folder", {{"c.json", with(R"("data": {"root": "/nonexistent/fashion"})")}}, run, {"/nonexistent/fashion", "dataset-fashion-mnist"}},
@@ -107,6 +108,7 @@ std::vector<BadInput> catalogue() {
       {"suite: a bad variant config", {{"s.json", suite_with(R"("techniques": [{"id": "zero_grad_none", "config": {"techniques": {"zero_grad_none": true}, "batch_size": -4}}])")}}, suite, {"{dir}/s.json", "batch_size"}},
       {"suite: a dataset that is not installed", {{"s.json", R"({"name": "d", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"data": {"root": "/nonexistent/fashion"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, suite, {"/nonexistent/fashion", "dataset-fashion-mnist"}},
       {"suite: SPEEDBENCH_FORTUNES_DIR names no folder", {{"s.json", R"({"name": "f", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"model": {"arch": "char_lm"}, "data": {"dataset": "fortunes"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, "SPEEDBENCH_FORTUNES_DIR=/nonexistent/fortunes " + suite, {"/nonexistent/fortunes", "SPEEDBENCH_FORTUNES_DIR"}},
+      {"suite: a TrainConfig given to run --suite", {{"s.json", kGoodConfig}}, suite, {"{dir}/s.json", "expected a suite, got a TrainConfig", "speedbench run-one --config {dir}/s.json"}},
       {"suite: --only an unknown technique", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --only turbo", {"--only", "turbo"}},
       {"suite: --repetitions 0", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --repetitions 0", {"command line", "--repetitions", "1 to 1000"}},
       {"suite: --repetitions with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --repetitions 3", {"command line", "--repetitions requires --suite"}},
@@ -118,6 +120,7 @@ std::vector<BadInput> catalogue() {
       {"claims: unknown metric", {{"r/runs.jsonl", "<record>"}, {"claims.json", claims_with(R"(, "metric": "speed")")}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "metric"}},
       {"claims: bad direction", {{"r/runs.jsonl", "<record>"}, {"claims.json", claims_with(R"(, "direction": "=>")")}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "direction"}},
       {"claims: duplicate ids", {{"r/runs.jsonl", "<record>"}, {"claims.json", R"({"claims": [)" + claim() + "," + claim() + "]}"}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "c1"}},
+      {"claims: a suite given as the claims", {{"r/runs.jsonl", "<record>"}, {"claims.json", suite_with(kGoodSuiteTail)}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "expected a claims registry, got a suite"}},
       // ---- result files ------------------------------------------------------------------------
       {"results: missing folder", {}, exe + " report {dir}/nothing", {"{dir}/nothing", "no records"}},
       {"results: a corrupt line", {{"r/runs.jsonl", "<record>\n{\"schema_version\": 1, \"run_id\": \n<record>"}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "line 2"}},

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "harness/config/json_file_kind.h"
 #include "harness/config/json_reader.h"
 #include "harness/techniques/registry.h"
 
@@ -253,7 +254,9 @@ TrainConfig train_config_from_json(const nlohmann::json& json, const std::string
 }
 
 TrainConfig load_train_config(const std::string& path) {
-  return train_config_from_json(read_json_file(path), path);
+  const auto json = read_json_file(path);
+  check_json_file_kind(json, JsonFileKind::kTrainConfig, path);
+  return train_config_from_json(json, path);
 }
 
 nlohmann::json train_config_to_json(const TrainConfig& c) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/config/config_error.h"
+#include "harness/config/json_file_kind.h"
 #include "harness/config/json_reader.h"
 
 namespace speedbench::report {
@@ -40,6 +41,7 @@ std::string few_runs_note(const MetricComparison& m) {
 
 std::vector<Claim> load_claims(const std::string& path) {
   const auto json = read_json_file(path);
+  check_json_file_kind(json, JsonFileKind::kClaims, path);
   JsonObjectReader root(json, path, "");
   const auto* list = root.raw("claims");
   if (list == nullptr || !list->is_array()) root.fail("claims", "expected a list of claims");

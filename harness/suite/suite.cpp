@@ -7,6 +7,7 @@
 #include <set>
 
 #include "harness/config/config_loader.h"
+#include "harness/config/json_file_kind.h"
 #include "harness/config/json_reader.h"
 #include "harness/suite/suite_expansion.h"
 #include "harness/techniques/registry.h"
@@ -231,7 +232,9 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
 }
 
 Suite load_suite(const std::string& path, const SuiteSelection& selection) {
-  return suite_from_json(read_json_file(path), path, selection);
+  const auto json = read_json_file(path);
+  check_json_file_kind(json, JsonFileKind::kSuite, path);
+  return suite_from_json(json, path, selection);
 }
 
 nlohmann::json suite_plan_to_json(const Suite& suite) {
