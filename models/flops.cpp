@@ -14,15 +14,35 @@ double conv_flops(int64_t in, int64_t out, int64_t kernel, int64_t out_height, i
 }  // namespace
 
 double resnet_forward_flops(const ResNetOptions& options, int64_t height, int64_t width) {
-  double flops = conv_flops(options.in_channels, options.widths.front(), 3, height, width);  // stem
+  const auto downsample = [&](int64_t stride) {
+    height = (height + stride - 1) / stride;
+    width = (width + stride - 1) / stride;
+  };
   int64_t channels = options.widths.front();
+  double flops = 0;
+  if (options.imagenet_stem) {
+    downsample(2);  // the 7x7 conv; the max pool after it halves again, without FLOPs counted
+    flops += conv_flops(options.in_channels, channels, 7, height, width);
+    downsample(2);
+  } else {
+    flops += conv_flops(options.in_channels, channels, 3, height, width);
+  }
   for (size_t stage = 0; stage < options.widths.size(); ++stage) {
     for (int64_t b = 0; b < options.blocks_per_stage.at(stage); ++b) {
       const int64_t stride = (stage > 0 && b == 0) ? 2 : 1;
-      height = (height + stride - 1) / stride;
-      width = (width + stride - 1) / stride;
-      const int64_t out = options.widths[stage];
-      flops += conv_flops(channels, out, 3, height, width) + conv_flops(out, out, 3, height, width);
+      const int64_t inner = options.widths[stage];
+      const int64_t in_height = height, in_width = width;
+      downsample(stride);
+      int64_t out = inner;
+      if (options.bottleneck) {
+        out = inner * BottleneckBlockImpl::kExpansion;
+        flops += conv_flops(channels, inner, 1, in_height, in_width) +  // before the stride
+                 conv_flops(inner, inner, 3, height, width) +
+                 conv_flops(inner, out, 1, height, width);
+      } else {
+        flops +=
+            conv_flops(channels, out, 3, height, width) + conv_flops(out, out, 3, height, width);
+      }
       if (stride != 1 || channels != out) flops += conv_flops(channels, out, 1, height, width);
       channels = out;
     }

@@ -45,6 +45,24 @@ TEST(ConfigTest, TheBaselineHasOnlyDebugOffOn) {
             (std::vector<std::string>{"lr_schedule", "amp", "debug_off", "input_norm"}));
 }
 
+TEST(ConfigTest, TheStemDefaultsToImagenetsForResnet50Only) {
+  const auto stem_of = [](const char* arch) {
+    return train_config_from_json({{"model", {{"arch", arch}}}}, "c").model.stem;
+  };
+  EXPECT_EQ(stem_of("resnet"), "cifar");
+  EXPECT_EQ(stem_of("resnet18"), "cifar");
+  EXPECT_EQ(stem_of("resnet50"), "imagenet");
+  const auto resnet18_imagenet =
+      train_config_from_json({{"model", {{"arch", "resnet18"}, {"stem", "imagenet"}}}}, "c");
+  EXPECT_EQ(resnet18_imagenet.model.stem, "imagenet");
+  EXPECT_EQ(resnet18_imagenet.model.widths, (std::vector<int64_t>{64, 128, 256, 512}));
+  EXPECT_NE(error_of({{"model", {{"stem", "7x7"}}}}).find("expected one of: cifar, imagenet"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"model", {{"arch", "resnet50"}, {"widths", {16, 32, 64}}}}})
+                .find("expected 4 stage widths for resnet50"),
+            std::string::npos);
+}
+
 TEST(ConfigTest, UnknownKeyIsRejectedWithItsPath) {
   const auto message = error_of({{"optimizer", {{"lr", 0.1}, {"moementum", 0.9}}}});
   EXPECT_NE(message.find("cfg.json: field 'optimizer.moementum'"), std::string::npos) << message;

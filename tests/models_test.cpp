@@ -36,6 +36,40 @@ TEST(ResNetTest, Resnet18OnCifarShapedInput) {
   EXPECT_EQ(net->num_segments(), 2 + 8);
 }
 
+TEST(ResNetTest, Resnet50WithTheImagenetStemOnImagenetShapedInput) {
+  auto options = resnet50_options({4, 8, 16, 32});  // narrow, to keep the test fast
+  options.in_channels = 3;
+  options.num_classes = 1000;
+  options.imagenet_stem = true;
+  ResNet net(options);
+  net->eval();
+  auto x = torch::randn({2, 3, 64, 64});
+  EXPECT_EQ(net->forward(x).sizes(), (std::vector<int64_t>{2, 1000}));
+  EXPECT_EQ(net->num_segments(), 2 + 16);
+  // The stem quarters the resolution (7x7 stride 2, max pool stride 2); the blocks output 4x
+  // their inner width.
+  EXPECT_EQ(net->forward_segment(0, x).sizes(), (std::vector<int64_t>{2, 4, 16, 16}));
+  EXPECT_EQ(net->forward_segment(1, net->forward_segment(0, x)).sizes(),
+            (std::vector<int64_t>{2, 16, 16, 16}));
+  auto out = x;
+  for (int64_t i = 0; i < net->num_segments(); ++i) out = net->forward_segment(i, out);
+  EXPECT_TRUE(torch::equal(out, net->forward(x)));
+}
+
+// torchvision's resnet50 (no conv biases, 1000 classes) has 25,557,032 parameters; resnet18
+// 11,689,512.
+TEST(ResNetTest, ImagenetResNetsWithoutConvBiasesHaveTorchvisionsParameterCounts) {
+  const auto count = [](ResNetOptions options) {
+    options.in_channels = 3;
+    options.num_classes = 1000;
+    options.imagenet_stem = true;
+    options.conv_bias = false;
+    return count_parameters(*ResNet(options));
+  };
+  EXPECT_EQ(count(resnet50_options({64, 128, 256, 512})), 25557032);
+  EXPECT_EQ(count(resnet18_options({64, 128, 256, 512})), 11689512);
+}
+
 TEST(ResNetTest, SegmentsComposeToTheFullForward) {
   ResNet net(cifar_resnet_options(8, {8, 16, 32}));
   net->eval();
@@ -94,6 +128,21 @@ namespace {
 TEST(ModelFlopsTest, ResNet8OnFashionMnistCountsEveryConvolution) {
   const auto options = models::cifar_resnet_options(8, {16, 32, 64});
   EXPECT_DOUBLE_EQ(models::resnet_forward_flops(options, 28, 28), 18691840.0);
+}
+
+// torchvision's model table gives ResNet-50 4.09 and ResNet-18 1.81 GFLOPS at 224x224: its
+// figures count multiply-accumulates (ours count 2 FLOPs each) of the convolutions and the head.
+TEST(ModelFlopsTest, ImagenetResNetsMatchTorchvisionsPublishedCounts) {
+  auto resnet50 = models::resnet50_options({64, 128, 256, 512});
+  resnet50.in_channels = 3;
+  resnet50.num_classes = 1000;
+  resnet50.imagenet_stem = true;
+  EXPECT_NEAR(models::resnet_forward_flops(resnet50, 224, 224) / 2, 4.09e9, 0.005e9);
+  auto resnet18 = models::resnet18_options({64, 128, 256, 512});
+  resnet18.in_channels = 3;
+  resnet18.num_classes = 1000;
+  resnet18.imagenet_stem = true;
+  EXPECT_NEAR(models::resnet_forward_flops(resnet18, 224, 224) / 2, 1.81e9, 0.005e9);
 }
 
 TEST(ModelFlopsTest, RecurrentCountsGatesPerStepAndTheHead) {

@@ -63,6 +63,8 @@ def load_config(path):
         fail(f"{path}: field 'techniques.max_batch': not raced")
     if data["augment"] or data["dataset"] not in ("fashion_mnist", "fortunes"):
         fail(f"{path}: field 'data': fashion_mnist or fortunes without augmentation")
+    if model.get("stem", "cifar") != "cifar":
+        fail(f"{path}: field 'model.stem': the raced ResNet has the 3x3 stem; expected 'cifar'")
     if c.get("device", "cpu") != "cpu":
         fail(f"{path}: field 'device': the race runs on the CPU")
     run = {"batch_size": c.get("batch_size", 128), "max_steps": c.get("max_steps", 0),

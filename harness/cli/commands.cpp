@@ -180,7 +180,10 @@ int command_run_suite(const RunSuiteArgs& args) {
 int command_list() {
   std::printf("Workloads (model.arch on data.dataset):\n");
   std::printf("  resnet     CIFAR-style ResNet-(6n+2) on fashion_mnist or synthetic images\n");
-  std::printf("  resnet18   ResNet-18 (3x3 stem) on fashion_mnist or synthetic images\n");
+  std::printf("  resnet18   ResNet-18 on fashion_mnist or synthetic images\n");
+  std::printf("  resnet50   ResNet-50 (bottleneck blocks) on fashion_mnist or synthetic images\n");
+  std::printf("             (model.stem: cifar = 3x3 at full resolution, the default but for\n");
+  std::printf("             resnet50; imagenet = 7x7 stride 2 + max pool, for 224x224 inputs)\n");
   std::printf("  row_rnn    LSTM/GRU reading an image row by row, on fashion_mnist or synthetic\n");
   std::printf("  char_lm    character-level LSTM/GRU language model on fortunes\n\n");
   std::printf("Techniques (TIPS.md):\n");

@@ -30,18 +30,20 @@ DataConfig read_data(JsonObjectReader in) {
 
 ModelConfig read_model(JsonObjectReader in) {
   ModelConfig m;
-  m.arch = in.get_choice("arch", m.arch, {"resnet", "resnet18", "row_rnn", "char_lm"});
+  m.arch = in.get_choice("arch", m.arch, {"resnet", "resnet18", "resnet50", "row_rnn", "char_lm"});
   m.depth = in.get_int("depth", m.depth, 8, 1000);
   if (m.arch == "resnet" && (m.depth - 2) % 6 != 0) {
     in.fail("depth", "got " + std::to_string(m.depth) + ", expected 6n+2 (8, 14, 20, 32, 44, 56)");
   }
+  const bool imagenet_family = m.arch == "resnet18" || m.arch == "resnet50";
   const std::vector<int64_t> default_widths =
-      m.arch == "resnet18" ? std::vector<int64_t>{64, 128, 256, 512} : m.widths;
+      imagenet_family ? std::vector<int64_t>{64, 128, 256, 512} : m.widths;
   m.widths = in.get_int_list("widths", default_widths, 1, 65536);
-  const size_t stages = m.arch == "resnet18" ? 4 : 3;
-  if ((m.arch == "resnet" || m.arch == "resnet18") && m.widths.size() != stages) {
+  const size_t stages = imagenet_family ? 4 : 3;
+  if (is_resnet_arch(m) && m.widths.size() != stages) {
     in.fail("widths", "expected " + std::to_string(stages) + " stage widths for " + m.arch);
   }
+  m.stem = in.get_choice("stem", m.arch == "resnet50" ? "imagenet" : m.stem, {"cifar", "imagenet"});
   m.cell = in.get_choice("cell", m.cell, {"lstm", "gru"});
   m.hidden = in.get_int("hidden", m.hidden, 1, 65536);
   m.layers = in.get_int("layers", m.layers, 1, 64);
@@ -187,7 +189,7 @@ void check_combinations(const TrainConfig& c, const std::string& file) {
   if (c.data.augment && text_data) {
     throw ConfigError(file, "data.augment", "augmentation applies to images only");
   }
-  const bool resnet = c.model.arch == "resnet" || c.model.arch == "resnet18";
+  const bool resnet = is_resnet_arch(c.model);
   const auto& t = c.techniques;
   if (t.amp == "fp16" && c.device == "cpu") {
     throw ConfigError(
@@ -197,12 +199,13 @@ void check_combinations(const TrainConfig& c, const std::string& file) {
   if (t.checkpointing && !resnet) {
     throw ConfigError(
         file, "techniques.checkpointing",
-        "checkpointing works on the segments of a ResNet (model.arch resnet or resnet18), not on " +
+        "checkpointing works on the segments of a ResNet (model.arch resnet, resnet18 or "
+        "resnet50), not on " +
             c.model.arch);
   }
   if (t.channels_last && !resnet) {
     throw ConfigError(file, "techniques.channels_last",
-                      "channels_last needs a convolutional model (resnet, resnet18)");
+                      "channels_last needs a convolutional model (resnet, resnet18, resnet50)");
   }
   if (c.batch_size % t.grad_accumulation != 0) {
     throw ConfigError(file, "techniques.grad_accumulation",
@@ -279,6 +282,7 @@ nlohmann::json train_config_to_json(const TrainConfig& c) {
        {{"arch", m.arch},
         {"depth", m.depth},
         {"widths", m.widths},
+        {"stem", m.stem},
         {"cell", m.cell},
         {"hidden", m.hidden},
         {"layers", m.layers},

@@ -22,14 +22,21 @@ struct DataConfig {
 };
 
 struct ModelConfig {
-  std::string arch = "resnet";                 // resnet | resnet18 | row_rnn | char_lm
+  std::string arch = "resnet";                 // resnet | resnet18 | resnet50 | row_rnn | char_lm
   int64_t depth = 8;                           // resnet: 6n+2 (8, 14, 20, 32, 44, 56)
-  std::vector<int64_t> widths = {16, 32, 64};  // resnet: channels of each stage
-  std::string cell = "lstm";                   // row_rnn / char_lm: lstm | gru
-  int64_t hidden = 128;                        // recurrent hidden size
-  int64_t layers = 1;                          // recurrent layers
-  int64_t embedding = 64;                      // char_lm: embedding size
+  std::vector<int64_t> widths = {16, 32, 64};  // resnet*: channels of each stage
+  // resnet*: "cifar" (3x3 conv, full resolution) | "imagenet" (7x7 stride 2 + max pool: 224x224
+  // inputs). The loader's default is "imagenet" for resnet50, "cifar" for the others.
+  std::string stem = "cifar";
+  std::string cell = "lstm";  // row_rnn / char_lm: lstm | gru
+  int64_t hidden = 128;       // recurrent hidden size
+  int64_t layers = 1;         // recurrent layers
+  int64_t embedding = 64;     // char_lm: embedding size
 };
+
+inline bool is_resnet_arch(const ModelConfig& m) {
+  return m.arch == "resnet" || m.arch == "resnet18" || m.arch == "resnet50";
+}
 
 struct OptimizerConfig {
   std::string name = "sgd";  // sgd | adam | adamw

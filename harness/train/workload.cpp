@@ -11,13 +11,13 @@ namespace speedbench {
 
 namespace {
 
-bool is_resnet(const ModelConfig& m) { return m.arch == "resnet" || m.arch == "resnet18"; }
-
 models::ResNetOptions resnet_options(const TrainConfig& config,
                                      const std::vector<int64_t>& input_shape, int64_t outputs) {
   const auto& m = config.model;
-  auto options = m.arch == "resnet" ? models::cifar_resnet_options(m.depth, m.widths)
-                                    : models::resnet18_options(m.widths);
+  auto options = m.arch == "resnet"     ? models::cifar_resnet_options(m.depth, m.widths)
+                 : m.arch == "resnet18" ? models::resnet18_options(m.widths)
+                                        : models::resnet50_options(m.widths);
+  options.imagenet_stem = m.stem == "imagenet";
   options.in_channels = input_shape.at(0);
   options.num_classes = outputs;
   options.conv_bias = !config.techniques.bn_no_bias;
@@ -42,7 +42,7 @@ models::RecurrentOptions recurrent_options(const TrainConfig& config,
 
 torch::nn::AnyModule build_model(const TrainConfig& config, const std::vector<int64_t>& input_shape,
                                  int64_t outputs) {
-  if (is_resnet(config.model)) {
+  if (is_resnet_arch(config.model)) {
     return torch::nn::AnyModule(models::ResNet(resnet_options(config, input_shape, outputs)));
   }
   const auto options = recurrent_options(config, input_shape, outputs);
@@ -53,7 +53,7 @@ torch::nn::AnyModule build_model(const TrainConfig& config, const std::vector<in
 
 double forward_flops_per_sample(const TrainConfig& config, const std::vector<int64_t>& input_shape,
                                 int64_t outputs) {
-  if (is_resnet(config.model)) {
+  if (is_resnet_arch(config.model)) {
     return models::resnet_forward_flops(resnet_options(config, input_shape, outputs),
                                         input_shape.at(1), input_shape.at(2));
   }
