@@ -98,6 +98,7 @@ TEST(ConfigTest, ImpossibleCombinationsAreRejected) {
 
 TEST(ConfigTest, ResolvedConfigRoundTripsThroughJson) {
   json input = {{"model", {{"arch", "row_rnn"}, {"cell", "gru"}, {"hidden", 64}}},
+                {"data", {{"on_device", true}}},
                 {"optimizer", {{"name", "adamw"}, {"lr", 0.003}, {"weight_decay", 0.01}}},
                 {"batch_size", 32},
                 {"seed", 7},
@@ -107,6 +108,7 @@ TEST(ConfigTest, ResolvedConfigRoundTripsThroughJson) {
   const auto again = train_config_to_json(train_config_from_json(resolved, "resolved.json"));
   EXPECT_EQ(resolved, again);
   EXPECT_EQ(resolved["model"]["cell"], "gru");
+  EXPECT_EQ(resolved["data"]["on_device"], true);
   EXPECT_EQ(resolved["optimizer"]["weight_decay"], 0.01);
   EXPECT_EQ(resolved["seed"], 7);
 }

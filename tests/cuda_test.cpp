@@ -113,15 +113,16 @@ TEST(CudaMatmulPeakTest, MeasuresEachDtypeAndTensorCoresBeatFp32) {
   EXPECT_LT(peak.flops_per_s.at("bf16"), 5e15);  // no GPU is this fast: a timing bug
 }
 
-TrainConfig cuda_config(const nlohmann::json& techniques) {
-  return train_config_from_json({{"device", "cuda"},
-                                 {"data", {{"train_samples", 2048}, {"test_samples", 256}}},
-                                 {"batch_size", 64},
-                                 {"epochs", 1},
-                                 {"warmup_steps", 4},
-                                 {"progress_every_s", 0},
-                                 {"techniques", techniques}},
-                                "cuda_test");
+TrainConfig cuda_config(const nlohmann::json& techniques, bool data_on_device = false) {
+  return train_config_from_json(
+      {{"device", "cuda"},
+       {"data", {{"train_samples", 2048}, {"test_samples", 256}, {"on_device", data_on_device}}},
+       {"batch_size", 64},
+       {"epochs", 1},
+       {"warmup_steps", 4},
+       {"progress_every_s", 0},
+       {"techniques", techniques}},
+      "cuda_test");
 }
 
 TEST(CudaTrainTest, ARunIsTimedByEventsWithAllocatorPeaksSyncsAndMfu) {
@@ -135,15 +136,40 @@ TEST(CudaTrainTest, ARunIsTimedByEventsWithAllocatorPeaksSyncsAndMfu) {
   EXPECT_GT(m.peak_allocated_bytes, m.resident_bytes);
   EXPECT_GE(m.peak_reserved_bytes, m.peak_allocated_bytes);
   ASSERT_TRUE(m.device_syncs.has_value());
-  EXPECT_GE(*m.device_syncs, m.steps);  // the baseline reads its loss every step
+  // The baseline reads its loss every step, and copies each batch (inputs, targets) from pageable
+  // memory, which waits for the device too.
+  EXPECT_GE(*m.device_syncs, 3 * m.steps);
   EXPECT_GT(m.mfu, 0.0);
   EXPECT_LT(m.mfu, 1.0);
 
-  // Reading the loss every 8 steps (tip 7): the device is waited for 4 times, not 32.
-  const auto avoiding = train(cuda_config({{"sync_avoidance", true}, {"sync_every_steps", 8}}));
+  // With the data on the device no batch is copied: the loss reads are the only waits left...
+  const auto on_device = train(cuda_config(nlohmann::json::object(), /*data_on_device=*/true));
+  ASSERT_EQ(on_device.status, RunStatus::kOk) << on_device.message;
+  EXPECT_GE(*on_device.metrics.device_syncs, m.steps);
+  EXPECT_LE(*on_device.metrics.device_syncs, *m.device_syncs - 2 * m.steps);
+  // ...and reading the loss every 8 steps (tip 7) waits for the device 4 times, not 32.
+  const auto avoiding =
+      train(cuda_config({{"sync_avoidance", true}, {"sync_every_steps", 8}}, true));
   ASSERT_EQ(avoiding.status, RunStatus::kOk) << avoiding.message;
-  EXPECT_LT(*avoiding.metrics.device_syncs, *m.device_syncs);
   EXPECT_LE(*avoiding.metrics.device_syncs, 8);
+}
+
+TEST(CudaDataOnDeviceTest, BatchesAreGatheredOnTheDeviceAndEqualTheHostOnes) {
+  SKIP_WITHOUT_GPU();
+  data::ExampleSet host{torch::randint(0, 256, {16, 3, 8, 8}, torch::kUInt8),
+                        torch::randint(0, 10, {16}, torch::kInt64)};
+  data::ExampleSet device{host.inputs.cuda(), host.targets.cuda()};
+  data::ImageTransform on_device;
+  on_device.on_device = true;
+  data::BatchDataset from_host(host, data::ImageTransform{});
+  data::BatchDataset from_device(device, on_device);
+  const std::vector<size_t> rows = {7, 0, 15, 3};
+  const auto expected = from_host.get_batch(rows);
+  const auto batch = from_device.get_batch(rows);
+  EXPECT_TRUE(batch.data.is_cuda());
+  EXPECT_TRUE(batch.target.is_cuda());
+  EXPECT_TRUE(torch::equal(batch.data.cpu(), expected.data));
+  EXPECT_TRUE(torch::equal(batch.target.cpu(), expected.target));
 }
 
 TEST(CudaTrainTest, EveryGpuOnlyTechniqueTrainsToAnOkRecord) {

@@ -77,5 +77,37 @@ TEST(BatchDatasetTest, ImagesAreScaledNormalizedAndDeterministicPerBatch) {
   EXPECT_TRUE(torch::equal(augmented.get_batch(rows).data, augmented.get_batch(rows).data));
 }
 
+// data.on_device: the rows are gathered by index_select where the examples are (here the CPU, on
+// a GPU its memory) and must be the very batches the host path builds.
+TEST(BatchDatasetTest, GatheringOnTheExamplesDeviceGivesTheHostPathsBatches) {
+  ExampleSet images{torch::randint(0, 256, {12, 3, 4, 4}, torch::kUInt8),
+                    torch::randint(0, 10, {12}, torch::kInt64)};
+  ImageTransform host;
+  host.normalize = true;
+  host.mean = 0.4;
+  host.std = 0.3;
+  auto device = host;
+  device.on_device = true;
+  const std::vector<size_t> rows = {11, 2, 5, 0, 7};
+  const auto expected = BatchDataset(images, host).get_batch(rows);
+  const auto batch = BatchDataset(images, device).get_batch(rows);
+  EXPECT_TRUE(torch::equal(batch.data, expected.data));
+  EXPECT_TRUE(torch::equal(batch.target, expected.target));
+  const auto expected_slice = BatchDataset(images, host).slice(3, 6);
+  const auto slice = BatchDataset(images, device).slice(3, 6);
+  EXPECT_TRUE(torch::equal(slice.data, expected_slice.data));
+  EXPECT_TRUE(torch::equal(slice.target, expected_slice.target));
+
+  ExampleSet text{torch::randint(0, 90, {6, 9}, torch::kInt64),
+                  torch::randint(0, 90, {6, 9}, torch::kInt64)};
+  ImageTransform text_host;
+  text_host.is_image = false;
+  auto text_device = text_host;
+  text_device.on_device = true;
+  const std::vector<size_t> text_rows = {4, 1};
+  EXPECT_TRUE(torch::equal(BatchDataset(text, text_device).get_batch(text_rows).data,
+                           BatchDataset(text, text_host).get_batch(text_rows).data));
+}
+
 }  // namespace
 }  // namespace speedbench::data

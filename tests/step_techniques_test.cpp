@@ -207,6 +207,23 @@ TEST(NotApplicableTest, CudaOnlyTechniquesOnTheCpuAreRecordedWithTheReason) {
   }
 }
 
+TEST(NotApplicableTest, HostBatchTechniquesWithTheDataOnTheDeviceAreRecordedWithTheReason) {
+  for (const nlohmann::json& patch :
+       {nlohmann::json{{"loader_workers", 2}}, nlohmann::json{{"host_to_tensor", true}}}) {
+    auto config = small_run(patch, 128);
+    config.data.on_device = true;
+    const auto record = execute_run(config, RunIdentity{});
+    EXPECT_EQ(record.status, RunStatus::kNotApplicable) << patch.dump();
+    EXPECT_NE(record.message.find("acts on host batches, and this run has none (data.on_device"),
+              std::string::npos)
+        << record.message;
+  }
+  auto plain = small_run(nlohmann::json::object(), 128);
+  plain.data.on_device = true;
+  const auto record = execute_run(plain, RunIdentity{});
+  EXPECT_EQ(record.status, RunStatus::kOk) << record.message;
+}
+
 TEST(BnNoBiasTest, RemovesTheConvBiasesFromTheModel) {
   const auto with_bias = train(small_run(nlohmann::json::object(), 64));
   const auto without = train(small_run({{"bn_no_bias", true}}, 64));

@@ -36,6 +36,17 @@ TEST(TrainLoopTest, SameSeedInDeterministicModeGivesABitwiseIdenticalLossCurve) 
   EXPECT_NE(train(config).metrics.step_losses, first.metrics.step_losses);
 }
 
+TEST(TrainLoopTest, DataOnTheDeviceTrainsOnTheSameBatchesAsTheHostPath) {
+  auto config = small_resnet_config();
+  config.deterministic = true;
+  const auto host = train(config);
+  config.data.on_device = true;
+  const auto on_device = train(config);
+  ASSERT_EQ(on_device.status, RunStatus::kOk) << on_device.message;
+  EXPECT_EQ(on_device.metrics.step_losses, host.metrics.step_losses);  // exact
+  EXPECT_EQ(on_device.metrics.curve.back().test_accuracy, host.metrics.curve.back().test_accuracy);
+}
+
 TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   auto config = small_resnet_config();
   config.target_accuracy = 0.05;  // reached at the first evaluation

@@ -63,6 +63,8 @@ def load_config(path):
         fail(f"{path}: field 'techniques.max_batch': not raced")
     if data["augment"] or data["dataset"] not in ("fashion_mnist", "fortunes"):
         fail(f"{path}: field 'data': fashion_mnist or fortunes without augmentation")
+    if data.get("on_device", False):
+        fail(f"{path}: field 'data.on_device': the race builds host batches; expected false")
     if model.get("stem", "cifar") != "cifar":
         fail(f"{path}: field 'model.stem': the raced ResNet has the 3x3 stem; expected 'cifar'")
     if c.get("device", "cpu") != "cpu":

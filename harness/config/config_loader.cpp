@@ -24,6 +24,7 @@ DataConfig read_data(JsonObjectReader in) {
   if (d.synthetic_shape.size() != 3) in.fail("synthetic_shape", "expected 3 integers: C, H, W");
   d.synthetic_classes = in.get_int("synthetic_classes", d.synthetic_classes, 2, 100000);
   d.sequence_length = in.get_int("sequence_length", d.sequence_length, 2, 100000);
+  d.on_device = in.get_bool("on_device", d.on_device);
   in.reject_unknown_keys();
   return d;
 }
@@ -277,7 +278,8 @@ nlohmann::json train_config_to_json(const TrainConfig& c) {
         {"augment", d.augment},
         {"synthetic_shape", d.synthetic_shape},
         {"synthetic_classes", d.synthetic_classes},
-        {"sequence_length", d.sequence_length}}},
+        {"sequence_length", d.sequence_length},
+        {"on_device", d.on_device}}},
       {"model",
        {{"arch", m.arch},
         {"depth", m.depth},

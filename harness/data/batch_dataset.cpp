@@ -10,15 +10,36 @@
 namespace speedbench::data {
 
 namespace {
+
 constexpr int64_t kCropPadding = 4;
+constexpr float kPixelScale = 1.0f / 255.0f;
+
+// The rows as an index tensor on `device`. Pinned and copied asynchronously: a copy from pageable
+// memory would make the host wait for the device at every batch.
+torch::Tensor row_index_on(torch::Device device, c10::ArrayRef<int64_t> rows) {
+  auto index = torch::tensor(rows, torch::kInt64);
+  return device.is_cpu() ? index : index.pin_memory().to(device, /*non_blocking=*/true);
 }
+
+}  // namespace
 
 BatchDataset::BatchDataset(ExampleSet examples, ImageTransform transform)
     : examples_(std::move(examples)), transform_(transform) {}
 
 std::optional<size_t> BatchDataset::size() const { return static_cast<size_t>(examples_.size()); }
 
-torch::Tensor BatchDataset::gather_inputs(c10::ArrayRef<int64_t> rows) const {
+torch::data::Example<> BatchDataset::gather(c10::ArrayRef<int64_t> rows) const {
+  if (transform_.on_device) {
+    const auto index = row_index_on(examples_.inputs.device(), rows);
+    auto inputs = examples_.inputs.index_select(0, index);
+    if (transform_.is_image) inputs = inputs.to(torch::kFloat).mul_(kPixelScale);
+    return {inputs, examples_.targets.index_select(0, index)};
+  }
+  return {gather_host_inputs(rows),
+          examples_.targets.index_select(0, row_index_on(torch::kCPU, rows))};
+}
+
+torch::Tensor BatchDataset::gather_host_inputs(c10::ArrayRef<int64_t> rows) const {
   const auto row_shape = examples_.inputs.sizes().slice(1);
   const int64_t row_size = c10::multiply_integers(row_shape);
   std::vector<int64_t> shape = {static_cast<int64_t>(rows.size())};
@@ -37,7 +58,7 @@ torch::Tensor BatchDataset::gather_inputs(c10::ArrayRef<int64_t> rows) const {
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto* source = pixels + rows[i] * row_size;
     auto* target = buffer->data() + i * row_size;
-    for (int64_t j = 0; j < row_size; ++j) target[j] = source[j] * (1.0f / 255.0f);
+    for (int64_t j = 0; j < row_size; ++j) target[j] = source[j] * kPixelScale;
   }
   return host_buffer_to_tensor(std::move(buffer), shape, wrap);
 }
@@ -58,17 +79,15 @@ torch::data::Example<> BatchDataset::get_batch(c10::ArrayRef<size_t> indices) {
   // The seed depends on the rows requested, not on the thread or the call order.
   uint64_t seed = transform_.seed * 0x9E3779B97F4A7C15ULL;
   for (auto row : indices) seed = (seed ^ row) * 0x100000001B3ULL;
-  auto index = torch::tensor(rows, torch::kInt64);
-  return {finish_inputs(gather_inputs(rows), transform_.augment, seed),
-          examples_.targets.index_select(0, index)};
+  auto batch = gather(rows);
+  return {finish_inputs(batch.data, transform_.augment, seed), batch.target};
 }
 
 torch::data::Example<> BatchDataset::slice(int64_t begin, int64_t count) const {
   std::vector<int64_t> rows(count);
   std::iota(rows.begin(), rows.end(), begin);
-  // Evaluation never augments.
-  return {finish_inputs(gather_inputs(rows), /*augment=*/false, 0),
-          examples_.targets.narrow(0, begin, count)};
+  auto batch = gather(rows);
+  return {finish_inputs(batch.data, /*augment=*/false, 0), batch.target};  // never augmented
 }
 
 }  // namespace speedbench::data

@@ -1,8 +1,9 @@
 // The LibTorch dataset that serves whole batches to torch::data's DataLoader: it gathers the
 // requested rows of an ExampleSet into a host buffer (pixels scaled to [0,1]), turns the buffer
 // into a tensor (copied, or wrapped without a copy: tip 12), then optionally augments and
-// normalizes (tip 17) images. Read-only after construction, so DataLoader worker
-// threads may call it concurrently.
+// normalizes (tip 17) images. With `on_device` the ExampleSet is on the run's device and the rows
+// are gathered and scaled there instead, by index_select: no host batch at all. Read-only after
+// construction, so DataLoader worker threads may call it concurrently.
 #pragma once
 
 #include <torch/data/datasets/base.h>
@@ -20,6 +21,7 @@ struct ImageTransform {
   double std = 1.0;
   uint64_t seed = 0;              // augmentation seed (mixed with the batch's indices)
   bool wrap_host_buffer = false;  // tip 12: from_blob the host batch instead of copying it
+  bool on_device = false;         // data.on_device: gather on the examples' device
 };
 
 class BatchDataset
@@ -34,7 +36,9 @@ class BatchDataset
   torch::data::Example<> slice(int64_t begin, int64_t count) const;
 
  private:
-  torch::Tensor gather_inputs(c10::ArrayRef<int64_t> rows) const;
+  // The rows' inputs (images scaled to [0,1]) and targets, before augmentation and normalization.
+  torch::data::Example<> gather(c10::ArrayRef<int64_t> rows) const;
+  torch::Tensor gather_host_inputs(c10::ArrayRef<int64_t> rows) const;
   torch::Tensor finish_inputs(torch::Tensor inputs, bool augment, uint64_t augment_seed) const;
 
   ExampleSet examples_;

@@ -190,4 +190,11 @@ DatasetSplits load_dataset(const DataConfig& config, int64_t seed) {
   return splits;
 }
 
+void move_examples_to(DatasetSplits& splits, torch::Device device) {
+  for (auto* set : {&splits.train, &splits.test}) {
+    set->inputs = set->inputs.to(device);
+    set->targets = set->targets.to(device);
+  }
+}
+
 }  // namespace speedbench::data

@@ -5,6 +5,7 @@
 // - synthetic: random uint8 images of any shape with random labels (throughput runs).
 #pragma once
 
+#include <c10/core/Device.h>
 #include <torch/types.h>
 
 #include <string>
@@ -33,6 +34,9 @@ struct DatasetSplits {
 
 // Loads what `config.dataset` names, cut to train_samples / test_samples when those are set.
 DatasetSplits load_dataset(const DataConfig& config, int64_t seed);
+
+// data.on_device: both splits' examples moved to `device` (there the batches are gathered).
+void move_examples_to(DatasetSplits& splits, torch::Device device);
 
 // The folder a dataset is read from: config.root, else $SPEEDBENCH_FASHION_MNIST_DIR /
 // $SPEEDBENCH_FORTUNES_DIR, else the Debian package's folder.

@@ -37,7 +37,7 @@ std::string why_not_applicable(const TrainConfig& config) {
     return "device \"cuda\" requested, but no CUDA device is available on this machine";
   }
   for (const auto& id : enabled_techniques(config)) {
-    const auto reason = not_applicable_reason(*find_technique(id), config.device);
+    const auto reason = not_applicable_reason(*find_technique(id), config);
     if (!reason.empty()) return reason;
   }
   return amp_not_applicable_reason(config);

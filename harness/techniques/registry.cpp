@@ -22,10 +22,12 @@ std::vector<TechniqueInfo> build_registry() {
        "about 2x for one epoch with 4 workers and pinned memory; no gain once augmentation is "
        "cheap (hlb-CIFAR10)",
        "PyTorch performance tuning guide (attributed); hlb-CIFAR10 README", kAnyDevice,
-       "techniques.loader_workers", true, [](C c) { return c.techniques.loader_workers > 0; }},
+       "techniques.loader_workers", true, [](C c) { return c.techniques.loader_workers > 0; },
+       /*acts_on_host_batches=*/true},
       {"pin_memory", 2, "pageable -> pinned host batches with non_blocking copies",
        "faster host->device copies that overlap compute", "PyTorch performance tuning guide",
-       kCudaOnly, "techniques.pin_memory", true, [](C c) { return c.techniques.pin_memory; }},
+       kCudaOnly, "techniques.pin_memory", true, [](C c) { return c.techniques.pin_memory; },
+       /*acts_on_host_batches=*/true},
       {"max_batch", 3,
        "default batch -> largest batch within the memory budget, LR scaled linearly",
        "4x faster from batch 64 to 512 with 1cycle (unverified); 128 -> 512 gave ~14% faster "
@@ -71,7 +73,7 @@ std::vector<TechniqueInfo> build_registry() {
        "techniques.zero_grad_none", true, [](C c) { return c.techniques.zero_grad_none; }},
       {"host_to_tensor", 12, "copy host data into a tensor -> wrap it without copy (from_blob)",
        "avoids a copy", "PyTorch docs (torch.as_tensor)", kAnyDevice, "techniques.host_to_tensor",
-       true, [](C c) { return c.techniques.host_to_tensor; }},
+       true, [](C c) { return c.techniques.host_to_tensor; }, /*acts_on_host_batches=*/true},
       {"debug_off", 13, "anomaly detection / profiler on -> off", "debug modes slow training",
        "PyTorch performance tuning guide", kAnyDevice, "techniques.debug_mode", true,
        // On by default, as everyone trains: the baseline is debug_mode anomaly or profiler.
@@ -123,9 +125,17 @@ std::vector<std::string> enabled_techniques(const TrainConfig& config) {
   return ids;
 }
 
-std::string not_applicable_reason(const TechniqueInfo& info, const std::string& device) {
-  if (std::find(info.devices.begin(), info.devices.end(), device) != info.devices.end()) return "";
-  return info.id + " applies only on " + info.devices.front() + " (this run is on " + device + ")";
+std::string not_applicable_reason(const TechniqueInfo& info, const TrainConfig& config) {
+  if (std::find(info.devices.begin(), info.devices.end(), config.device) == info.devices.end()) {
+    return info.id + " applies only on " + info.devices.front() + " (this run is on " +
+           config.device + ")";
+  }
+  if (info.acts_on_host_batches && config.data.on_device) {
+    return info.id +
+           " acts on host batches, and this run has none (data.on_device: batches are gathered "
+           "on the device)";
+  }
+  return "";
 }
 
 }  // namespace speedbench

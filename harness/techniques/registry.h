@@ -22,6 +22,7 @@ struct TechniqueInfo {
   std::string config_field;          // the TrainConfig field that holds it (JSON path)
   bool implemented = false;          // false: enabling it is rejected at config load
   std::function<bool(const TrainConfig&)> is_on;
+  bool acts_on_host_batches = false;  // nothing to act on when data.on_device keeps no host batch
 };
 
 const std::vector<TechniqueInfo>& technique_registry();
@@ -30,7 +31,7 @@ const TechniqueInfo* find_technique(const std::string& id);
 // Ids of the techniques a config turns on.
 std::vector<std::string> enabled_techniques(const TrainConfig& config);
 
-// Why technique `info` cannot run on `device` ("" when it can).
-std::string not_applicable_reason(const TechniqueInfo& info, const std::string& device);
+// Why technique `info` cannot run in `config` ("" when it can): its device, or its data placement.
+std::string not_applicable_reason(const TechniqueInfo& info, const TrainConfig& config);
 
 }  // namespace speedbench

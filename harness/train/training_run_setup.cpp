@@ -41,6 +41,7 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const ProgressFn& progres
 // what the record says of the model. Returns the factor max_batch scales the LR by (else 1).
 double TrainingRun::set_up_model() {
   workload_ = build_workload(config_);
+  if (config_.data.on_device) data::move_examples_to(workload_.data, device_);
   double lr_scale = 1.0;
   if (tech_.max_batch.enabled) {
     const auto requested_batch = config_.batch_size;

@@ -80,6 +80,7 @@ Workload build_workload(const TrainConfig& config) {
   transform.std = workload.data.pixel_std;
   transform.seed = static_cast<uint64_t>(config.seed);
   transform.wrap_host_buffer = config.techniques.host_to_tensor;
+  transform.on_device = config.data.on_device;
   return workload;
 }
 
