@@ -2,9 +2,12 @@
 // refuted, inconclusive, not_run), gating, and the claims file's errors.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "harness/config/config_error.h"
 #include "harness/report/claims.h"
 #include "harness/report/report_writer.h"
+#include "harness/suite/suite.h"
 #include "test_support.h"
 
 namespace speedbench::report {
@@ -245,6 +248,22 @@ TEST(ReportTest, TheShippedClaimsFileLoads) {
   const auto claims = load_claims(SPEEDBENCH_SOURCE_DIR "/suites/claims.json");
   EXPECT_GE(claims.size(), 10u);
   EXPECT_TRUE(std::any_of(claims.begin(), claims.end(), [](const Claim& c) { return c.gate; }));
+}
+
+// A claim about one workload is judged only where a suite has a workload of that name; one no
+// shipped suite has would stay not_run forever.
+TEST(ReportTest, EveryWorkloadAShippedClaimNamesIsInAShippedSuite) {
+  std::set<std::string> workloads;
+  for (const auto& entry : std::filesystem::directory_iterator(SPEEDBENCH_SOURCE_DIR "/suites")) {
+    const auto name = entry.path().filename().string();
+    if (entry.path().extension() != ".json" || name == "claims.json") continue;
+    for (const auto& variant : load_suite(entry.path().string()).variants) {
+      workloads.insert(variant.workload);
+    }
+  }
+  for (const auto& claim : load_claims(SPEEDBENCH_SOURCE_DIR "/suites/claims.json")) {
+    if (claim.workload != "any") EXPECT_EQ(workloads.count(claim.workload), 1u) << claim.id;
+  }
 }
 
 }  // namespace
