@@ -111,6 +111,7 @@ TEST(CudaMatmulPeakTest, MeasuresEachDtypeAndTensorCoresBeatFp32) {
   EXPECT_GT(peak.flops_per_s.at("bf16"), 2 * peak.flops_per_s.at("fp32"));
   EXPECT_GT(peak.flops_per_s.at("fp16"), 2 * peak.flops_per_s.at("fp32"));
   EXPECT_LT(peak.flops_per_s.at("bf16"), 5e15);  // no GPU is this fast: a timing bug
+  EXPECT_EQ(peak.kernel.at("bf16"), "at::mm");   // cuBLAS: the one kernel timed on CUDA
 }
 
 TrainConfig cuda_config(const nlohmann::json& techniques, bool data_on_device = false) {

@@ -50,6 +50,7 @@ Record full_record() {
   m.device_syncs = 8;
   m.matmul_peak_size = 8192;
   m.matmul_peak_flops = {{"bf16", 7.5e14}, {"fp32", 5.25e13}};
+  m.matmul_peak_kernel = {{"bf16", "at::mm"}, {"fp32", "at::mm"}};
   m.mfu = 0.125;
   m.final_train_loss = 1.45;
   m.final_test_loss = 1.5;
@@ -80,7 +81,16 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(back.metrics.step_timing, "cuda_events");
   EXPECT_EQ(*back.metrics.device_syncs, 8);
   EXPECT_EQ(back.metrics.matmul_peak_flops.at("bf16"), 7.5e14);
+  EXPECT_EQ(back.metrics.matmul_peak_kernel.at("fp32"), "at::mm");
   EXPECT_EQ(back.metrics.mfu, 0.125);
+}
+
+TEST(RecordTest, APeakRecordedBeforeItNamedItsKernelStillReads) {
+  auto json = record_to_json(full_record());
+  json["metrics"]["matmul_peak"].erase("kernel");
+  const auto back = record_from_json(json);
+  EXPECT_EQ(back.metrics.matmul_peak_flops.at("fp32"), 5.25e13);
+  EXPECT_TRUE(back.metrics.matmul_peak_kernel.empty());
 }
 
 TEST(RecordTest, ARecordFromBeforeTheGpuFieldsStillReads) {

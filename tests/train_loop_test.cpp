@@ -74,6 +74,7 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   EXPECT_EQ(m.matmul_peak_size, 512);
   ASSERT_EQ(m.matmul_peak_flops.size(), 1u);  // only the run's precision is timed
   EXPECT_GT(m.matmul_peak_flops.at("fp32"), 0);
+  EXPECT_EQ(m.matmul_peak_kernel.size(), 1u);
   EXPECT_DOUBLE_EQ(m.mfu,
                    m.train_flops_per_sample * m.samples_per_s / m.matmul_peak_flops.at("fp32"));
   EXPECT_GT(m.mfu, 0);
@@ -100,6 +101,11 @@ TEST(MatmulPeakTest, TheCpuPeakMeasuresTheAskedDtypesAndPicksTheRunsPrecision) {
   ASSERT_EQ(peak.flops_per_s.size(), 2u);
   EXPECT_GT(peak.flops_per_s.at("fp32"), 1e8);
   EXPECT_GT(peak.flops_per_s.at("bf16"), 1e6);  // ~1.6e9 on a CPU without native bf16
+  // Each peak names the kernel that set it: at::mm, or oneDNN's where it was faster.
+  for (const auto* dtype : {"fp32", "bf16"}) {
+    const auto& kernel = peak.kernel.at(dtype);
+    EXPECT_TRUE(kernel == "at::mm" || kernel == "oneDNN") << dtype << ": " << kernel;
+  }
   EXPECT_EQ(measure::peak_for_amp(peak, "off"), peak.flops_per_s.at("fp32"));
   EXPECT_EQ(measure::peak_for_amp(peak, "bf16"), peak.flops_per_s.at("bf16"));
   EXPECT_EQ(measure::peak_for_amp(peak, "fp16"),
@@ -107,6 +113,16 @@ TEST(MatmulPeakTest, TheCpuPeakMeasuresTheAskedDtypesAndPicksTheRunsPrecision) {
   EXPECT_EQ(measure::matmul_dtype_for_amp("off"), "fp32");
   EXPECT_EQ(measure::matmul_dtype_for_amp("bf16"), "bf16");
   EXPECT_EQ(measure::measure_matmul_peak(/*on_cuda=*/false, 0, {}).flops_per_s.size(), 0u);
+}
+
+TEST(MatmulPeakTest, ThePeakIsTheFastestKernels) {
+  // An AMD EPYC's fp32 products at n = 512: MKL's sgemm behind at::mm, oneDNN's GEMM.
+  const auto fastest = measure::fastest_kernel({{"at::mm", 1.95e11}, {"oneDNN", 4.31e11}});
+  EXPECT_EQ(fastest.first, "oneDNN");
+  EXPECT_EQ(fastest.second, 4.31e11);
+  EXPECT_EQ(measure::fastest_kernel({{"at::mm", 8.3e11}, {"oneDNN", 8.2e11}}).first, "at::mm");
+  EXPECT_EQ(measure::fastest_kernel({{"at::mm", 7.9e14}}).first, "at::mm");  // CUDA: one kernel
+  EXPECT_EQ(measure::fastest_kernel({}), std::make_pair(std::string(), 0.0));
 }
 
 TEST(MatmulPeakTest, MfuIsTheRatioToThePeakAndNoneWhenThePeakIsNoPeak) {

@@ -1,6 +1,8 @@
 #include "harness/measure/matmul_peak.h"
 
+#include <ATen/Context.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/mkldnn_linear.h>
 #include <ATen/ops/mm.h>
 #include <ATen/ops/randn.h>
 #include <torch/cuda.h>
@@ -14,27 +16,49 @@ namespace {
 
 constexpr int kUntimed = 2;
 constexpr int kTimed = 8;
+constexpr const char* kKernelAtMm = "at::mm";
+constexpr const char* kKernelOneDnn = "oneDNN";  // at::mkldnn_linear on oneDNN-layout tensors
 
-// The fastest of kTimed products: noise (another process, a clock ramping up) only ever slows a
-// product down, so the minimum time is the best estimate of a peak (the mean of a few short
-// products varied by +-15% between runs on the CPU).
-double product_rate(const at::TensorOptions& options, int64_t n, bool on_cuda, int device_index) {
-  const auto a = at::randn({n, n}, options), b = at::randn({n, n}, options);
+// The fastest of kTimed runs of `product` (one n x n matrix product): noise (another process, a
+// clock ramping up) only ever slows a product down, so the minimum time is the best estimate of a
+// peak (the mean of a few short products varied by +-15% between runs on the CPU).
+template <typename Product>
+double product_rate(Product product, int64_t n, bool on_cuda, int device_index) {
   auto wait = [&] {
     if (on_cuda) torch::cuda::synchronize(device_index);
   };
-  for (int i = 0; i < kUntimed; ++i) at::mm(a, b);
+  for (int i = 0; i < kUntimed; ++i) product();
   wait();
   double fastest_s = 0;
   for (int i = 0; i < kTimed; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    at::mm(a, b);
+    product();
     wait();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (i == 0 || seconds < fastest_s) fastest_s = seconds;
   }
   return fastest_s > 0 ? 2.0 * n * n * n / fastest_s : 0.0;
+}
+
+// The rate of each matrix-product kernel the device has for `options`' dtype. On CUDA: at::mm
+// (cuBLAS). On the CPU also oneDNN's, which the models' convolutions and LSTMs run on: at::mm
+// hands fp32 to MKL, whose sgemm took the slower of two paths on an AMD EPYC (195 GFLOP/s against
+// oneDNN's 431 at n = 512 on 2 cores, while that CPU's fp32 LSTM steps reached 250).
+std::map<std::string, double> kernel_rates(const at::TensorOptions& options, int64_t n,
+                                           bool on_cuda, int device_index) {
+  const auto a = at::randn({n, n}, options), b = at::randn({n, n}, options);
+  std::map<std::string, double> rates;
+  rates[kKernelAtMm] = product_rate([&] { at::mm(a, b); }, n, on_cuda, device_index);
+  if (!on_cuda && at::hasMKLDNN()) {
+    try {
+      const auto a_onednn = a.to_mkldnn(), b_onednn = b.to_mkldnn();
+      rates[kKernelOneDnn] =
+          product_rate([&] { at::mkldnn_linear(a_onednn, b_onednn); }, n, on_cuda, device_index);
+    } catch (const std::exception&) {  // a dtype oneDNN has no kernel for on this CPU
+    }
+  }
+  return rates;
 }
 
 at::ScalarType matmul_scalar_type(const std::string& dtype, bool on_cuda) {
@@ -48,6 +72,14 @@ at::ScalarType matmul_scalar_type(const std::string& dtype, bool on_cuda) {
 
 }  // namespace
 
+std::pair<std::string, double> fastest_kernel(const std::map<std::string, double>& rates) {
+  std::pair<std::string, double> fastest = {"", 0.0};
+  for (const auto& [kernel, rate] : rates) {
+    if (rate > fastest.second) fastest = {kernel, rate};
+  }
+  return fastest;
+}
+
 std::string matmul_dtype_for_amp(const std::string& amp) { return amp == "off" ? "fp32" : amp; }
 
 MatmulPeak measure_matmul_peak(bool on_cuda, int device_index,
@@ -59,7 +91,9 @@ MatmulPeak measure_matmul_peak(bool on_cuda, int device_index,
   for (const auto& name : dtypes) {
     const auto options =
         at::TensorOptions().device(device).dtype(matmul_scalar_type(name, on_cuda));
-    peak.flops_per_s[name] = product_rate(options, peak.size, on_cuda, device_index);
+    const auto fastest = fastest_kernel(kernel_rates(options, peak.size, on_cuda, device_index));
+    peak.kernel[name] = fastest.first;
+    peak.flops_per_s[name] = fastest.second;
   }
   return peak;
 }

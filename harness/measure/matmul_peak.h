@@ -1,7 +1,9 @@
 // The peak that model FLOP utilisation (MFU) divides by: the FLOP rate of a large square matrix
 // product on the run's device, measured at start-up with the run's thread count and backend
 // flags (with tf32 on, the fp32 product runs on TF32 tensor cores and its peak says so).
-// Products of random n x n matrices (2n^3 FLOPs each), 2 untimed, then the fastest of 8.
+// Products of random n x n matrices (2n^3 FLOPs each), 2 untimed, then the fastest of 8, for each
+// kernel the device has for the dtype (the CPU has two: at::mm and oneDNN's); the peak is the
+// fastest kernel's.
 // A run measures only the dtype its arithmetic uses: on a CPU without native bf16 a 512 x 512
 // bf16 product takes ~0.17 s, so timing it in every fp32 run cost ~1.7 s of start-up per run.
 #pragma once
@@ -9,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace speedbench::measure {
@@ -16,7 +19,11 @@ namespace speedbench::measure {
 struct MatmulPeak {
   int64_t size = 0;                           // n
   std::map<std::string, double> flops_per_s;  // per dtype measured: "fp32", "bf16", "fp16"
+  std::map<std::string, std::string> kernel;  // per dtype: the kernel of that rate ("at::mm"...)
 };
+
+// The kernel with the highest rate of `rates` (kernel -> FLOP/s) and that rate; {"", 0} if none.
+std::pair<std::string, double> fastest_kernel(const std::map<std::string, double>& rates);
 
 // The dtype of a run's matrix products: "fp32" with amp "off", else the autocast dtype.
 std::string matmul_dtype_for_amp(const std::string& amp);

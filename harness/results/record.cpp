@@ -65,7 +65,10 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"train_flops_per_sample", m.train_flops_per_sample},
       {"host_syncs", m.host_syncs},
       {"device_syncs", m.device_syncs ? nlohmann::json(*m.device_syncs) : nlohmann::json(nullptr)},
-      {"matmul_peak", {{"size", m.matmul_peak_size}, {"flops_per_s", m.matmul_peak_flops}}},
+      {"matmul_peak",
+       {{"size", m.matmul_peak_size},
+        {"flops_per_s", m.matmul_peak_flops},
+        {"kernel", m.matmul_peak_kernel}}},
       {"mfu", m.mfu},
       {"final_train_loss", m.final_train_loss},
       {"final_test_loss", m.final_test_loss},
@@ -122,6 +125,9 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
     const auto& peak = j.at("matmul_peak");
     m.matmul_peak_size = field<int64_t>(peak, "size");
     m.matmul_peak_flops = field<std::map<std::string, double>>(peak, "flops_per_s");
+    if (peak.contains("kernel")) {  // records before it had one kernel, at::mm
+      m.matmul_peak_kernel = field<std::map<std::string, std::string>>(peak, "kernel");
+    }
   }
   if (j.contains("mfu")) m.mfu = field<double>(j, "mfu");
   m.final_train_loss = field<double>(j, "final_train_loss");

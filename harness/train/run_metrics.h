@@ -56,7 +56,8 @@ struct RunMetrics {
   int64_t host_syncs = 0;               // syncs the harness forced during training
   std::optional<int64_t> device_syncs;  // CUDA: syncs sync-debug mode saw in training steps
   int64_t matmul_peak_size = 0;         // n of the n x n products behind matmul_peak_flops
-  std::map<std::string, double> matmul_peak_flops;  // FLOP/s per dtype, measured at start-up
+  std::map<std::string, double> matmul_peak_flops;        // FLOP/s per dtype, measured at start-up
+  std::map<std::string, std::string> matmul_peak_kernel;  // per dtype: the kernel of that peak
   double mfu = 0;  // model FLOP/s per device / the peak of the run's precision
   double final_train_loss = 0;
   double final_test_loss = 0;

@@ -31,6 +31,7 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const ProgressFn& progres
   torch::manual_seed(static_cast<uint64_t>(config_.seed));
   m_.matmul_peak_size = matmul_peak_.size;
   m_.matmul_peak_flops = matmul_peak_.flops_per_s;
+  m_.matmul_peak_kernel = matmul_peak_.kernel;
 
   const double lr_scale = set_up_model();
   set_up_steps(lr_scale);
