@@ -1,4 +1,5 @@
 // Small end-to-end runs of the train loop: determinism, divergence, time-to-target bookkeeping.
+#include <ATen/Context.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -113,6 +114,14 @@ TEST(MatmulPeakTest, TheCpuPeakMeasuresTheAskedDtypesAndPicksTheRunsPrecision) {
   EXPECT_EQ(measure::matmul_dtype_for_amp("off"), "fp32");
   EXPECT_EQ(measure::matmul_dtype_for_amp("bf16"), "bf16");
   EXPECT_EQ(measure::measure_matmul_peak(/*on_cuda=*/false, 0, {}).flops_per_s.size(), 0u);
+}
+
+TEST(MatmulPeakTest, TheCpuTimesBothGemmLibraries) {
+  const auto rates = measure::matmul_kernel_rates(/*on_cuda=*/false, 0, "fp32", 256);
+  ASSERT_TRUE(at::hasMKLDNN()) << "the wheel's LibTorch is built with oneDNN";
+  ASSERT_EQ(rates.size(), 2u);
+  EXPECT_GT(rates.at("at::mm"), 0);
+  EXPECT_GT(rates.at("oneDNN"), 0);
 }
 
 TEST(MatmulPeakTest, ThePeakIsTheFastestKernels) {

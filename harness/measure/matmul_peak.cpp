@@ -41,26 +41,6 @@ double product_rate(Product product, int64_t n, bool on_cuda, int device_index) 
   return fastest_s > 0 ? 2.0 * n * n * n / fastest_s : 0.0;
 }
 
-// The rate of each matrix-product kernel the device has for `options`' dtype. On CUDA: at::mm
-// (cuBLAS). On the CPU also oneDNN's, which the models' convolutions and LSTMs run on: at::mm
-// hands fp32 to MKL, whose sgemm took the slower of two paths on an AMD EPYC (195 GFLOP/s against
-// oneDNN's 431 at n = 512 on 2 cores, while that CPU's fp32 LSTM steps reached 250).
-std::map<std::string, double> kernel_rates(const at::TensorOptions& options, int64_t n,
-                                           bool on_cuda, int device_index) {
-  const auto a = at::randn({n, n}, options), b = at::randn({n, n}, options);
-  std::map<std::string, double> rates;
-  rates[kKernelAtMm] = product_rate([&] { at::mm(a, b); }, n, on_cuda, device_index);
-  if (!on_cuda && at::hasMKLDNN()) {
-    try {
-      const auto a_onednn = a.to_mkldnn(), b_onednn = b.to_mkldnn();
-      rates[kKernelOneDnn] =
-          product_rate([&] { at::mkldnn_linear(a_onednn, b_onednn); }, n, on_cuda, device_index);
-    } catch (const std::exception&) {  // a dtype oneDNN has no kernel for on this CPU
-    }
-  }
-  return rates;
-}
-
 at::ScalarType matmul_scalar_type(const std::string& dtype, bool on_cuda) {
   if (dtype == "fp32") return at::kFloat;
   if (dtype == "bf16") return at::kBFloat16;
@@ -80,18 +60,34 @@ std::pair<std::string, double> fastest_kernel(const std::map<std::string, double
   return fastest;
 }
 
+std::map<std::string, double> matmul_kernel_rates(bool on_cuda, int device_index,
+                                                  const std::string& dtype, int64_t n) {
+  const auto device = on_cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_index))
+                              : at::Device(at::kCPU);
+  const auto options = at::TensorOptions().device(device).dtype(matmul_scalar_type(dtype, on_cuda));
+  const auto a = at::randn({n, n}, options), b = at::randn({n, n}, options);
+  std::map<std::string, double> rates;
+  rates[kKernelAtMm] = product_rate([&] { at::mm(a, b); }, n, on_cuda, device_index);
+  if (!on_cuda && at::hasMKLDNN()) {
+    try {
+      const auto a_onednn = a.to_mkldnn(), b_onednn = b.to_mkldnn();
+      rates[kKernelOneDnn] =
+          product_rate([&] { at::mkldnn_linear(a_onednn, b_onednn); }, n, on_cuda, device_index);
+    } catch (const std::exception&) {  // a dtype oneDNN has no kernel for on this CPU
+    }
+  }
+  return rates;
+}
+
 std::string matmul_dtype_for_amp(const std::string& amp) { return amp == "off" ? "fp32" : amp; }
 
 MatmulPeak measure_matmul_peak(bool on_cuda, int device_index,
                                const std::vector<std::string>& dtypes) {
   MatmulPeak peak;
   peak.size = on_cuda ? 8192 : 512;
-  const auto device = on_cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_index))
-                              : at::Device(at::kCPU);
   for (const auto& name : dtypes) {
-    const auto options =
-        at::TensorOptions().device(device).dtype(matmul_scalar_type(name, on_cuda));
-    const auto fastest = fastest_kernel(kernel_rates(options, peak.size, on_cuda, device_index));
+    const auto fastest =
+        fastest_kernel(matmul_kernel_rates(on_cuda, device_index, name, peak.size));
     peak.kernel[name] = fastest.first;
     peak.flops_per_s[name] = fastest.second;
   }

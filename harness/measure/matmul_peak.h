@@ -22,6 +22,14 @@ struct MatmulPeak {
   std::map<std::string, std::string> kernel;  // per dtype: the kernel of that rate ("at::mm"...)
 };
 
+// The FLOP/s of each n x n matrix-product kernel the device has for `dtype`, by name. On CUDA
+// "at::mm" (cuBLAS). On the CPU also "oneDNN" (at::mkldnn_linear), the library the models'
+// convolutions and LSTMs run on, where it has a kernel for the dtype: on an AMD EPYC with AVX-512
+// at::mm hands fp32 to MKL, whose sgemm ran at 195 GFLOP/s and oneDNN's at 431 (n = 512, 2
+// cores), while that CPU's fp32 LSTM steps reached 250.
+std::map<std::string, double> matmul_kernel_rates(bool on_cuda, int device_index,
+                                                  const std::string& dtype, int64_t n);
+
 // The kernel with the highest rate of `rates` (kernel -> FLOP/s) and that rate; {"", 0} if none.
 std::pair<std::string, double> fastest_kernel(const std::map<std::string, double>& rates);
 
