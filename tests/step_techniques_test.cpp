@@ -190,11 +190,17 @@ TEST(BackendFlagsTest, CudnnBenchmarkAndTf32AreSetAndReset) {
   on.cudnn_benchmark = true;
   on.tf32 = true;
   apply_backend_flags(on);
-  EXPECT_TRUE(at::globalContext().benchmarkCuDNN());
-  EXPECT_TRUE(at::globalContext().allowTF32CuBLAS());
+  auto& context = at::globalContext();
+  EXPECT_TRUE(context.benchmarkCuDNN());
+  EXPECT_TRUE(context.allowTF32CuBLAS());
+  EXPECT_TRUE(context.allowTF32CuDNN(at::Float32Op::CONV));
+  EXPECT_TRUE(context.allowTF32CuDNN(at::Float32Op::RNN));
+  // The baseline is strict fp32 on both libraries, though PyTorch's default has cuDNN's TF32 on.
   apply_backend_flags(Techniques{});
-  EXPECT_FALSE(at::globalContext().benchmarkCuDNN());
-  EXPECT_FALSE(at::globalContext().allowTF32CuBLAS());
+  EXPECT_FALSE(context.benchmarkCuDNN());
+  EXPECT_FALSE(context.allowTF32CuBLAS());
+  EXPECT_FALSE(context.allowTF32CuDNN(at::Float32Op::CONV));
+  EXPECT_FALSE(context.allowTF32CuDNN(at::Float32Op::RNN));
 }
 
 TEST(NotApplicableTest, CudaOnlyTechniquesOnTheCpuAreRecordedWithTheReason) {
