@@ -3,9 +3,14 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <chrono>
+#include <thread>
+
 #include "harness/config/config_loader.h"
 #include "harness/data/batch_dataset.h"
+#include "harness/measure/cpu_memory_tracker.h"
 #include "harness/techniques/host_to_tensor.h"
+#include "harness/train/train_batches.h"
 #include "harness/train/workload.h"
 
 namespace speedbench {
@@ -37,17 +42,23 @@ TEST(HostToTensorTest, BatchesAreTheSameEitherWay) {
   EXPECT_TRUE(torch::equal(copying.get_batch(rows).data, wrapping.get_batch(rows).data));
 }
 
+TrainConfig loader_config(int64_t workers, bool augment) {
+  return train_config_from_json({{"data", {{"train_samples", 640}, {"augment", augment}}},
+                                 {"batch_size", 64},
+                                 {"techniques", {{"loader_workers", workers}}}},
+                                "t");
+}
+
+// Through the run's own loader (make_train_batches, as train() builds it from the config).
 TEST(LoaderWorkersTest, WorkerThreadsServeTheSameBatchesInTheSameOrder) {
-  auto config =
-      train_config_from_json({{"data", {{"train_samples", 640}, {"augment", true}}}}, "t");
-  auto workload = build_workload(config);
   auto batches = [&](int64_t workers) {
-    torch::manual_seed(5);  // the sampler's permutation
-    auto loader =
-        torch::data::make_data_loader(data::BatchDataset(workload.data.train, workload.transform),
-                                      torch::data::DataLoaderOptions(64).workers(workers));
+    const auto config = loader_config(workers, /*augment=*/true);
+    auto workload = build_workload(config);
+    auto train_batches = make_train_batches(workload, config, /*rank=*/0, /*world_size=*/1);
+    EXPECT_EQ(train_batches.loader->options().workers, static_cast<size_t>(workers));
+    EXPECT_EQ(train_batches.steps_per_epoch, 10);
     std::vector<torch::Tensor> out;
-    for (auto& batch : *loader) out.push_back(batch.data);
+    for (auto& batch : *train_batches.loader) out.push_back(batch.data);
     return out;
   };
   const auto main_thread = batches(0), two_workers = batches(2);
@@ -55,6 +66,28 @@ TEST(LoaderWorkersTest, WorkerThreadsServeTheSameBatchesInTheSameOrder) {
   ASSERT_EQ(two_workers.size(), 10u);
   for (size_t i = 0; i < main_thread.size(); ++i)
     EXPECT_TRUE(torch::equal(main_thread[i], two_workers[i])) << i;
+}
+
+// The speedup's mechanism: workers assemble batches before the training thread asks for one
+// (LibTorch queues 2 jobs per worker); without workers nothing is assembled until it asks.
+TEST(LoaderWorkersTest, WorkersAssembleBatchesAheadOfTheTrainingThread) {
+  auto& tracker = measure::CpuMemoryTracker::install();
+  const int64_t input_bytes = 64 * 28 * 28 * static_cast<int64_t>(sizeof(float));
+  auto bytes_assembled_ahead = [&](int64_t workers) {
+    const auto config = loader_config(workers, /*augment=*/false);
+    auto workload = build_workload(config);
+    auto train_batches = make_train_batches(workload, config, 0, 1);
+    const auto before = tracker.current_bytes();
+    auto batch_it = train_batches.loader->begin();  // no batch taken yet
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (workers > 0 && tracker.current_bytes() - before < 2 * workers * input_bytes &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return tracker.current_bytes() - before;
+  };
+  EXPECT_EQ(bytes_assembled_ahead(0), 0);
+  EXPECT_GE(bytes_assembled_ahead(2), 4 * input_bytes);
 }
 
 TEST(InputNormTest, NormalizedTrainingInputsHaveZeroMeanAndUnitStd) {

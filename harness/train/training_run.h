@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "harness/distributed/gradient_reducer.h"
-#include "harness/distributed/sharded_sampler.h"
 #include "harness/measure/matmul_peak.h"
 #include "harness/measure/memory_meter.h"
 #include "harness/measure/step_timer.h"
@@ -24,6 +23,7 @@
 #include "harness/techniques/loss_reader.h"
 #include "harness/techniques/lr_schedule.h"
 #include "harness/train/progress_reporter.h"
+#include "harness/train/train_batches.h"
 #include "harness/train/train_loop.h"
 #include "harness/train/workload.h"
 
@@ -43,9 +43,7 @@ class TrainingRun {
   TrainOutcome run();
 
  private:
-  using Loader =
-      torch::data::StatelessDataLoader<data::BatchDataset, distributed::ShardedRandomSampler>;
-  using BatchIterator = decltype(std::declval<Loader&>().begin());
+  using BatchIterator = decltype(std::declval<TrainLoader&>().begin());
   using Clock = std::chrono::steady_clock;
 
   // The set-up, in the order the constructor calls it.
@@ -82,7 +80,7 @@ class TrainingRun {
   std::unique_ptr<distributed::GradientReducer> reducer_;  // DDP only
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::optional<data::BatchDataset> test_set_;
-  std::unique_ptr<Loader> loader_;
+  std::unique_ptr<TrainLoader> loader_;
   int64_t steps_per_epoch_ = 0;
   int64_t total_steps_ = 0;
   int64_t eval_every_ = 0;

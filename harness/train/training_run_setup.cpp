@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <string>
 
-#include "harness/config/config_error.h"
 #include "harness/techniques/channels_last.h"
 #include "harness/techniques/max_batch.h"
 #include "harness/train/optimizer_factory.h"
@@ -84,21 +83,9 @@ void TrainingRun::set_up_data_parallel() {
 // The loader, how many steps, when to evaluate, the LR schedule and mixed precision.
 void TrainingRun::set_up_steps(double lr_scale) {
   test_set_.emplace(workload_.data.test, workload_.transform);
-  // Each rank reads its shard of one shared permutation per epoch (all of it when alone).
-  distributed::ShardedRandomSampler sampler(
-      workload_.data.train.size(), static_cast<uint64_t>(config_.seed), rank_, world_size_);
-  steps_per_epoch_ = static_cast<int64_t>(sampler.shard_size()) / config_.batch_size;
-  loader_ = torch::data::make_data_loader(
-      data::BatchDataset(workload_.data.train, workload_.transform), std::move(sampler),
-      torch::data::DataLoaderOptions(config_.batch_size)
-          .drop_last(true)
-          .workers(tech_.loader_workers));
-  if (steps_per_epoch_ == 0) {  // bad input, known only once the data is loaded
-    throw ConfigError("", "batch_size",
-                      "got " + std::to_string(config_.batch_size) + ", more than the " +
-                          std::to_string(workload_.data.train.size() / world_size_) +
-                          " training examples" + (world_size_ > 1 ? " of each rank's shard" : ""));
-  }
+  auto batches = make_train_batches(workload_, config_, rank_, world_size_);
+  loader_ = std::move(batches.loader);
+  steps_per_epoch_ = batches.steps_per_epoch;
   total_steps_ = config_.max_steps > 0
                      ? std::min(config_.max_steps, steps_per_epoch_ * config_.epochs)
                      : steps_per_epoch_ * config_.epochs;
