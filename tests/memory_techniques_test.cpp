@@ -140,6 +140,22 @@ TrainConfig tiny_run(const nlohmann::json& techniques) {
                                 "test");
 }
 
+// Through train(): from the second step on, zeroed gradients are held through the forward pass,
+// while gradients set to none are allocated again only by the backward pass. Same arithmetic.
+TEST(ZeroGradTest, ATrainingRunWithSetToNonePeaksLowerWithTheSameLosses) {
+  const auto zeroed = train(tiny_run(nlohmann::json::object()));
+  const auto set_to_none = train(tiny_run({{"zero_grad_none", true}}));
+  ASSERT_EQ(zeroed.status, RunStatus::kOk) << zeroed.message;
+  ASSERT_EQ(set_to_none.status, RunStatus::kOk) << set_to_none.message;
+  EXPECT_EQ(zeroed.metrics.step_losses, set_to_none.metrics.step_losses);
+  auto training_bytes = [](const TrainOutcome& outcome) {  // the first run's model is resident
+    return outcome.metrics.peak_allocated_bytes - outcome.metrics.resident_bytes;
+  };
+  const int64_t saved = training_bytes(zeroed) - training_bytes(set_to_none);
+  EXPECT_GT(saved, 0);
+  EXPECT_LE(saved, zeroed.metrics.parameter_count * 4) << "more than the gradients' bytes";
+}
+
 TEST(EvalNoGradTest, NoGraphMeansLessEvaluationMemoryAndTheSameAccuracy) {
   const auto recording = train(tiny_run(nlohmann::json::object()));
   const auto no_grad = train(tiny_run({{"eval_no_grad", true}}));
