@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/measure/sync_counter.h"
@@ -150,6 +152,37 @@ TEST(DebugModeTest, AnomalyModeReportsTheNanProducingOp) {
   x.mutable_grad().reset();
   torch::sqrt(x).sum().backward();  // off again: no error, just NaN
   EXPECT_TRUE(std::isnan(x.grad().item<double>()));
+}
+
+// Through train(): anomaly detection stops the backward pass that makes NaN and names its op;
+// the run is diverged, as the same run is without it once its loss is read as NaN.
+TEST(DebugModeTest, AnomalyModeEndsADivergingRunAsDivergedNamingTheOp) {
+  auto config = small_run({{"debug_mode", "anomaly"}});
+  config.optimizer.lr = 1e4;
+  config.optimizer.momentum = 0.0;
+  const auto anomaly = train(config);
+  EXPECT_EQ(anomaly.status, RunStatus::kDiverged);
+  EXPECT_NE(anomaly.message.find("gradients became NaN at step"), std::string::npos)
+      << anomaly.message;
+  EXPECT_NE(anomaly.message.find("Backward0' returned nan values"), std::string::npos)
+      << anomaly.message;
+  config.techniques.debug_mode = "off";
+  const auto plain = train(config);
+  EXPECT_EQ(plain.status, RunStatus::kDiverged);
+  EXPECT_NE(plain.message.find("loss became"), std::string::npos) << plain.message;
+  // Same arithmetic until the anomaly run stops, no later than the plain run: a NaN forward pass
+  // makes its backward pass NaN too.
+  const auto& losses = anomaly.metrics.step_losses;
+  ASSERT_LE(losses.size(), plain.metrics.step_losses.size());
+  EXPECT_TRUE(std::equal(losses.begin(), losses.end(), plain.metrics.step_losses.begin()))
+      << anomaly.message << " / " << plain.message;
+}
+
+TEST(DebugModeTest, AnomalyReportsAreToldFromOtherErrors) {
+  EXPECT_TRUE(is_anomaly_nan_report(
+      "Function 'LogSoftmaxBackward0' returned nan values in its 0th output."));
+  EXPECT_FALSE(is_anomaly_nan_report("CUDA out of memory. Tried to allocate 2.00 GiB"));
+  EXPECT_FALSE(is_anomaly_nan_report("loss became nan at step 3"));
 }
 
 TEST(DebugModeTest, ProfilerModeTrainsAndTurnsOff) {

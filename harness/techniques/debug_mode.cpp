@@ -23,4 +23,8 @@ DebugModeGuard::~DebugModeGuard() {
   }
 }
 
+bool is_anomaly_nan_report(const std::string& message) {
+  return message.find("' returned nan values in its ") != std::string::npos;
+}
+
 }  // namespace speedbench

@@ -23,4 +23,8 @@ class DebugModeGuard {
   bool previous_anomaly_ = false;
 };
 
+// Whether an error's text is anomaly detection's report of a backward op that returned NaN
+// ("Function 'LogSoftmaxBackward0' returned nan values in its 0th output.").
+bool is_anomaly_nan_report(const std::string& message);
+
 }  // namespace speedbench

@@ -15,6 +15,7 @@
 #include "harness/measure/statistics.h"
 #include "harness/techniques/backend_flags.h"
 #include "harness/techniques/channels_last.h"
+#include "harness/techniques/debug_mode.h"
 #include "harness/techniques/grad_clipping.h"
 #include "harness/techniques/zero_grad.h"
 #include "harness/train/evaluate.h"
@@ -57,14 +58,26 @@ bool TrainingRun::train_step(BatchIterator& batch_it) {
   const auto batch_size = inputs.size(0);
 
   torch::Tensor step_loss;  // stays on the device
-  if (tech_.cuda_graphs) {
-    // The whole step as one replayed CUDA graph, captured on the first batch.
-    if (!captured_step_) {
-      captured_step_ = capture_training_step(workload_, *optimizer_, config_, inputs, targets);
+  try {
+    if (tech_.cuda_graphs) {
+      // The whole step as one replayed CUDA graph, captured on the first batch.
+      if (!captured_step_) {
+        captured_step_ = capture_training_step(workload_, *optimizer_, config_, inputs, targets);
+      }
+      step_loss = captured_step_->run(inputs, targets).clone();  // the graph reuses its output
+    } else {
+      step_loss = forward_backward_step(inputs, targets);
     }
-    step_loss = captured_step_->run(inputs, targets).clone();  // the graph reuses its output
-  } else {
-    step_loss = forward_backward_step(inputs, targets);
+  } catch (const c10::Error& error) {
+    // Anomaly detection (debug_mode "anomaly") stops the backward pass that makes a NaN: the
+    // run diverged, as when a loss is read as NaN without it (rank 0 decides), and it names the op.
+    const std::string report = error.what_without_backtrace();
+    if (!is_anomaly_nan_report(report) || rank_ != 0) throw;
+    if (take_losses(loss_reader_->flush())) {  // the earlier steps' losses, still unread
+      end_as_diverged("gradients became NaN at step " + std::to_string(m_.steps + 1) +
+                      " (anomaly detection: " + report + ")");
+    }
+    return false;
   }
 
   // The loss: read now (baseline) or every N steps (tip 7); a non-finite one ends the run.
@@ -165,12 +178,11 @@ bool TrainingRun::take_losses(const std::vector<double>& losses) {
     const bool too_high = config_.divergence_loss > 0 && loss > config_.divergence_loss;
     // Rank 0 decides for a distributed run; its launcher then stops the other workers.
     if ((!std::isfinite(loss) || too_high) && rank_ == 0) {
-      outcome_.status = RunStatus::kDiverged;
-      outcome_.message =
+      end_as_diverged(
           "loss became " + std::to_string(loss) + " at step " +
           std::to_string(m_.step_losses.size() + 1) +
           (too_high ? " (above divergence_loss " + std::to_string(config_.divergence_loss) + ")"
-                    : "");
+                    : ""));
       return false;
     }
     m_.step_losses.push_back(loss);
@@ -179,6 +191,11 @@ bool TrainingRun::take_losses(const std::vector<double>& losses) {
     losses_since_eval_ += 1;
   }
   return true;
+}
+
+void TrainingRun::end_as_diverged(const std::string& message) {
+  outcome_.status = RunStatus::kDiverged;
+  outcome_.message = message;
 }
 
 // Moves the timer's finished steps into the record; the first warmup_steps are not measured.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,7 @@ class TrainingRun {
   std::pair<torch::Tensor, torch::Tensor> batch_to_device(const torch::data::Example<>& batch);
   torch::Tensor forward_backward_step(const torch::Tensor& inputs, const torch::Tensor& targets);
   bool take_losses(const std::vector<double>& losses);
+  void end_as_diverged(const std::string& message);
   void collect_step_times();
   void evaluate_now();
   void record_totals();
