@@ -38,10 +38,7 @@ std::vector<MetricInfo> build_metrics() {
          return positive(static_cast<double>(r.metrics.peak_allocated_bytes));
        }},
       {"step_bytes", "training memory above resident", "bytes", true, true,
-       [](const Record& r) {
-         return positive(
-             static_cast<double>(r.metrics.peak_allocated_bytes - r.metrics.resident_bytes));
-       }},
+       [](const Record& r) { return positive(static_cast<double>(r.metrics.training_bytes())); }},
       {"eval_peak_bytes", "peak memory (evaluation)", "bytes", true, true,
        [](const Record& r) {
          return positive(static_cast<double>(r.metrics.eval_peak_allocated_bytes));

@@ -67,6 +67,9 @@ struct RunMetrics {
   std::optional<int64_t> steps_to_target;
   std::vector<CurvePoint> curve;
   DistributedMetrics distributed;
+
+  // The training's own memory: its peak above what was resident when it started.
+  int64_t training_bytes() const { return peak_allocated_bytes - resident_bytes; }
 };
 
 // How a run ended.
