@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <numeric>
 #include <thread>
 
 #include "harness/config/config_loader.h"
@@ -40,6 +41,27 @@ TEST(HostToTensorTest, BatchesAreTheSameEitherWay) {
   data::BatchDataset copying(set, copy_transform), wrapping(set, wrap_transform);
   std::vector<size_t> rows = {3, 9, 0};
   EXPECT_TRUE(torch::equal(copying.get_batch(rows).data, wrapping.get_batch(rows).data));
+}
+
+// Through the run's workload (build_workload, as train() builds it): with host_to_tensor a batch's
+// inputs are the host buffer they were gathered into, not tracked tensor memory; without it they
+// are copied into a tensor of their exact size.
+TEST(HostToTensorTest, TheRunsBatchesWrapTheirBufferOnlyWithTheTechnique) {
+  auto& tracker = measure::CpuMemoryTracker::install();
+  auto tensor_bytes_held = [&](bool host_to_tensor) {
+    const auto config = train_config_from_json(
+        {{"data", {{"train_samples", 128}}}, {"techniques", {{"host_to_tensor", host_to_tensor}}}},
+        "t");
+    auto workload = build_workload(config);
+    data::BatchDataset dataset(workload.data.train, workload.transform);
+    std::vector<size_t> rows(64);
+    std::iota(rows.begin(), rows.end(), 0);
+    const auto before = tracker.current_bytes();
+    const auto batch = dataset.get_batch(rows);
+    return tracker.current_bytes() - before;
+  };
+  EXPECT_EQ(tensor_bytes_held(false) - tensor_bytes_held(true),
+            64 * 28 * 28 * static_cast<int64_t>(sizeof(float)));
 }
 
 TrainConfig loader_config(int64_t workers, bool augment) {

@@ -1,9 +1,12 @@
-// Tip 1: schedule values at chosen steps equal the closed forms PyTorch documents.
+// Tip 1: schedule values at chosen steps equal the closed forms PyTorch documents, and a run
+// trains every step at its schedule's value.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "harness/config/config_loader.h"
 #include "harness/techniques/lr_schedule.h"
+#include "harness/train/train_loop.h"
 
 namespace speedbench {
 namespace {
@@ -144,6 +147,34 @@ TEST(LrFinderTest, SweepIsExponentialAndTheSuggestionComesFromTheCurve) {
   EXPECT_DOUBLE_EQ(result.suggested_lr, result.lr_at_min_loss / 10);
   // Training at small LRs lowers the loss below its start (ln 10 ~ 2.30).
   EXPECT_LT(*lowest, result.smoothed_losses.front());
+}
+
+// Through train(): every step's LR is the schedule's, and it reaches the optimizer (the run
+// trains differently from a constant-LR run from its second step on).
+TEST(LrScheduleTest, ARunTrainsEachStepAtItsScheduledLr) {
+  auto config = [](const nlohmann::json& schedule) {
+    return train_config_from_json({{"data", {{"train_samples", 256}, {"test_samples", 100}}},
+                                   {"batch_size", 32},
+                                   {"eval_batch_size", 100},
+                                   {"progress_every_s", 0},
+                                   {"deterministic", true},
+                                   {"techniques", {{"lr_schedule", schedule}}}},
+                                  "test");
+  };
+  const auto one_cycle = config({{"kind", "one_cycle"}, {"max_lr", 0.4}});
+  const auto scheduled = train(one_cycle);
+  const auto constant = train(config({{"kind", "constant"}}));
+  ASSERT_EQ(scheduled.status, RunStatus::kOk) << scheduled.message;
+  ASSERT_EQ(constant.status, RunStatus::kOk) << constant.message;
+  const int64_t steps = scheduled.metrics.steps;  // one epoch of 256 / 32
+  ASSERT_EQ(steps, 8);
+  const LrSchedule expected(one_cycle.techniques.lr_schedule, one_cycle.optimizer.lr, steps, 8);
+  const auto& lrs = scheduled.metrics.step_lrs;
+  ASSERT_EQ(lrs.size(), static_cast<size_t>(steps));
+  for (int64_t k = 0; k < steps; ++k) EXPECT_DOUBLE_EQ(lrs[k], expected.lr_at(k)) << k;
+  EXPECT_EQ(constant.metrics.step_lrs, std::vector<double>(steps, one_cycle.optimizer.lr));
+  EXPECT_EQ(scheduled.metrics.step_losses[0], constant.metrics.step_losses[0]);  // same weights
+  EXPECT_NE(scheduled.metrics.step_losses[1], constant.metrics.step_losses[1]);
 }
 
 }  // namespace

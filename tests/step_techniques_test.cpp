@@ -9,7 +9,6 @@
 #include "harness/config/config_loader.h"
 #include "harness/measure/sync_counter.h"
 #include "harness/suite/run_one.h"
-#include "harness/techniques/backend_flags.h"
 #include "harness/techniques/channels_last.h"
 #include "harness/techniques/debug_mode.h"
 #include "harness/techniques/grad_clipping.h"
@@ -218,18 +217,19 @@ TEST(ChannelsLastTest, WeightsAndInputsAreNhwcAndResultsMatch) {
   EXPECT_TRUE(torch::allclose(net->forward(nhwc), reference, 1e-4, 1e-5));
 }
 
+// Through apply_runtime_settings, which every run (and lr-find) calls before its first tensor.
 TEST(BackendFlagsTest, CudnnBenchmarkAndTf32AreSetAndReset) {
-  Techniques on;
-  on.cudnn_benchmark = true;
-  on.tf32 = true;
-  apply_backend_flags(on);
+  TrainConfig on;
+  on.techniques.cudnn_benchmark = true;
+  on.techniques.tf32 = true;
+  apply_runtime_settings(on);
   auto& context = at::globalContext();
   EXPECT_TRUE(context.benchmarkCuDNN());
   EXPECT_TRUE(context.allowTF32CuBLAS());
   EXPECT_TRUE(context.allowTF32CuDNN(at::Float32Op::CONV));
   EXPECT_TRUE(context.allowTF32CuDNN(at::Float32Op::RNN));
   // The baseline is strict fp32 on both libraries, though PyTorch's default has cuDNN's TF32 on.
-  apply_backend_flags(Techniques{});
+  apply_runtime_settings(TrainConfig{});
   EXPECT_FALSE(context.benchmarkCuDNN());
   EXPECT_FALSE(context.allowTF32CuBLAS());
   EXPECT_FALSE(context.allowTF32CuDNN(at::Float32Op::CONV));
