@@ -146,17 +146,20 @@ TEST(CudaTrainTest, ARunIsTimedByEventsWithAllocatorPeaksSyncsAndMfu) {
   // Pinned batches are copied without waiting for the device (tip 2): 2 waits a step fewer.
   const auto pinned = train(cuda_config({{"pin_memory", true}}));
   ASSERT_EQ(pinned.status, RunStatus::kOk) << pinned.message;
+  ASSERT_TRUE(pinned.metrics.device_syncs.has_value());
   EXPECT_LE(*pinned.metrics.device_syncs, *m.device_syncs - 2 * m.steps);
 
   // With the data on the device no batch is copied: the loss reads are the only waits left...
   const auto on_device = train(cuda_config(nlohmann::json::object(), /*data_on_device=*/true));
   ASSERT_EQ(on_device.status, RunStatus::kOk) << on_device.message;
+  ASSERT_TRUE(on_device.metrics.device_syncs.has_value());
   EXPECT_GE(*on_device.metrics.device_syncs, m.steps);
   EXPECT_LE(*on_device.metrics.device_syncs, *m.device_syncs - 2 * m.steps);
   // ...and reading the loss every 8 steps (tip 7) waits for the device 4 times, not 32.
   const auto avoiding =
       train(cuda_config({{"sync_avoidance", true}, {"sync_every_steps", 8}}, true));
   ASSERT_EQ(avoiding.status, RunStatus::kOk) << avoiding.message;
+  ASSERT_TRUE(avoiding.metrics.device_syncs.has_value());
   EXPECT_LE(*avoiding.metrics.device_syncs, 8);
 }
 

@@ -95,6 +95,7 @@ TEST(LoaderWorkersTest, WorkerThreadsServeTheSameBatchesInTheSameOrder) {
 TEST(LoaderWorkersTest, WorkersAssembleBatchesAheadOfTheTrainingThread) {
   auto& tracker = measure::CpuMemoryTracker::install();
   const int64_t input_bytes = 64 * 28 * 28 * static_cast<int64_t>(sizeof(float));
+  constexpr int64_t kJobsPerWorker = 2;  // DataLoaderOptions' default max_jobs: 2 x workers
   auto bytes_assembled_ahead = [&](int64_t workers) {
     const auto config = loader_config(workers, /*augment=*/false);
     auto workload = build_workload(config);
@@ -102,14 +103,15 @@ TEST(LoaderWorkersTest, WorkersAssembleBatchesAheadOfTheTrainingThread) {
     const auto before = tracker.current_bytes();
     auto batch_it = train_batches.loader->begin();  // no batch taken yet
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (workers > 0 && tracker.current_bytes() - before < 2 * workers * input_bytes &&
+    while (workers > 0 &&
+           tracker.current_bytes() - before < kJobsPerWorker * workers * input_bytes &&
            std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return tracker.current_bytes() - before;
   };
   EXPECT_EQ(bytes_assembled_ahead(0), 0);
-  EXPECT_GE(bytes_assembled_ahead(2), 4 * input_bytes);
+  EXPECT_GE(bytes_assembled_ahead(2), kJobsPerWorker * 2 * input_bytes);
 }
 
 TEST(InputNormTest, NormalizedTrainingInputsHaveZeroMeanAndUnitStd) {

@@ -16,8 +16,8 @@ TrainBatches make_train_batches(const Workload& workload, const TrainConfig& con
   if (batches.steps_per_epoch == 0) {
     throw ConfigError("", "batch_size",
                       "got " + std::to_string(config.batch_size) + ", more than the " +
-                          std::to_string(workload.data.train.size() / world_size) +
-                          " training examples" + (world_size > 1 ? " of each rank's shard" : ""));
+                          std::to_string(sampler.shard_size()) + " training examples" +
+                          (world_size > 1 ? " of each rank's shard" : ""));
   }
   batches.loader = torch::data::make_data_loader(
       data::BatchDataset(workload.data.train, workload.transform), std::move(sampler),
