@@ -33,11 +33,15 @@ class CudaGraphTrainingStep : public CapturedTrainingStep {
       : static_inputs_(inputs.clone()), static_targets_(targets.clone()) {
     const auto parameters = workload.module->parameters();
     auto step = [&] {
-      std::optional<AutocastGuard> autocast;  // amp bf16 applies inside the graph as well
-      if (config.techniques.amp == "bf16")
-        autocast.emplace(c10::DeviceType::CUDA, torch::kBFloat16);
-      static_loss_ =
-          classification_loss(workload.train_forward(static_inputs_, config), static_targets_);
+      {
+        // amp bf16 applies inside the graph too, over the forward pass and the loss only, as in
+        // the eager step: autograd runs backward under the autocast state of its caller.
+        std::optional<AutocastGuard> autocast;
+        if (config.techniques.amp == "bf16")
+          autocast.emplace(c10::DeviceType::CUDA, torch::kBFloat16);
+        static_loss_ =
+            classification_loss(workload.train_forward(static_inputs_, config), static_targets_);
+      }
       static_loss_.backward();
       optimizer.step();
     };
