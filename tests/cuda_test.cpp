@@ -206,7 +206,7 @@ TEST(CudaTrainTest, EveryGpuOnlyTechniqueTrainsToAnOkRecord) {
 }
 
 // The replayed step is the eager step: a twin of the model (same seed, same optimizer) trained
-// eagerly on the same batches, 3 warmup steps on the first one as the capture takes, must have the
+// eagerly on the same batches, with the capture's warmup steps on the first one, must have the
 // same loss and the same weights after each replay. A replay that read the captured batch, added
 // its gradients to the last ones, lost the momentum or did not step would drift from it.
 TEST(CudaGraphsTest, EachReplayTrainsAsAnEagerStepOnTheNewBatch) {
@@ -257,7 +257,7 @@ TEST(CudaGraphsTest, EachReplayTrainsAsAnEagerStepOnTheNewBatch) {
   const auto [first_inputs, first_targets] = batch_at(0);
   auto graphed_step =
       capture_training_step(graphed, *graphed_optimizer, config, first_inputs, first_targets);
-  for (int i = 0; i < 3; ++i) eager_step(first_inputs, first_targets);  // the capture's warmup
+  for (int i = 0; i < kCaptureWarmupSteps; ++i) eager_step(first_inputs, first_targets);
   for (size_t k = 1; k <= 3; ++k) {
     const auto [inputs, targets] = batch_at(k * static_cast<size_t>(config.batch_size));
     const auto eager_before = snapshot(eager_weights);

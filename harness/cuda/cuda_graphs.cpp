@@ -16,8 +16,6 @@ namespace speedbench {
 
 namespace {
 
-constexpr int kWarmupIterations = 3;  // as PyTorch's whole-network capture example
-
 // `waiting` runs nothing more until `other` has finished what it has queued (stream.wait_stream).
 void wait_for(const c10::cuda::CUDAStream& waiting, const c10::cuda::CUDAStream& other) {
   c10::cuda::CUDAEvent event;
@@ -52,7 +50,7 @@ class CudaGraphTrainingStep : public CapturedTrainingStep {
     wait_for(side, main_stream);
     {
       c10::cuda::CUDAStreamGuard guard(side);
-      for (int i = 0; i < kWarmupIterations; ++i) {
+      for (int i = 0; i < kCaptureWarmupSteps; ++i) {
         clear_gradients(parameters, /*set_to_none=*/true);
         step();
       }

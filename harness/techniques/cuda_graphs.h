@@ -20,6 +20,9 @@
 
 namespace speedbench {
 
+// Real optimizer steps on the first batch before the capture, as in PyTorch's example.
+inline constexpr int kCaptureWarmupSteps = 3;
+
 class CapturedTrainingStep {
  public:
   virtual ~CapturedTrainingStep() = default;
