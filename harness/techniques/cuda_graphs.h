@@ -7,9 +7,9 @@
 // batch into static input tensors and replay. The captured step bakes in the LR and the shapes,
 // so config validation allows it only with a constant LR, fixed batches, and an optimizer whose
 // state lives on the device (SGD, or Adam/AdamW with the fused step); amp bf16 autocasts inside
-// the graph. The warmup takes 3 real optimizer steps on the first batch, as in PyTorch's
-// example; the run's step count does not include them. CUDA-only: the
-// implementation is in harness/cuda/ and is compiled in CUDA builds only.
+// the graph. The warmup's real optimizer steps on the first batch (kCaptureWarmupSteps) are not
+// in the run's step count. CUDA-only: the implementation is in harness/cuda/ and is compiled in
+// CUDA builds only.
 #pragma once
 
 #include <torch/optim/optimizer.h>
