@@ -1,6 +1,8 @@
 // Records: every field survives a JSON round trip, and the records file is line-atomic.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/results/environment.h"
@@ -121,6 +123,34 @@ TEST(RecordTest, EnvironmentNamesTheMachineAndTheBuild) {
     EXPECT_TRUE(env.contains(key)) << key;
   }
   EXPECT_EQ(env["libtorch_version"], "2.11.0");
+  EXPECT_FALSE(env["aten_cpu_capability"].get<std::string>().empty());
+}
+
+// cpu_isa comes from cpuinfo through ATen; the kernel's own flags line must say the same.
+TEST(RecordTest, EnvironmentNamesTheCpuInstructionSetsAsTheKernelReportsThem) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, flags;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      flags = line.substr(line.find(':') + 1) + " ";
+      break;
+    }
+  }
+  if (flags.empty()) GTEST_SKIP() << "no x86 flags line in /proc/cpuinfo";
+  const auto isa = collect_environment()["cpu_isa"];
+  // cpuinfo's name -> the kernel's
+  const std::pair<const char*, const char*> names[] = {{"avx2", "avx2"},
+                                                       {"avx512_f", "avx512f"},
+                                                       {"avx512_bf16", "avx512_bf16"},
+                                                       {"amx_tile", "amx_tile"},
+                                                       {"amx_bf16", "amx_bf16"}};
+  for (const auto& [ours, kernels] : names) {
+    ASSERT_TRUE(isa.contains(ours)) << ours;
+    const bool kernel_says = flags.find(std::string(" ") + kernels + " ") != std::string::npos;
+    EXPECT_EQ(isa[ours].get<bool>(), kernel_says) << ours;
+  }
+  const auto caches = collect_environment()["cpu_cache_bytes"];
+  EXPECT_GT(caches.value("l1d", 0), 0);
 }
 
 TEST(RecordTest, MissingFieldIsNamed) {

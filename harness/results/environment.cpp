@@ -2,6 +2,8 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <ATen/cpu/Utils.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <sys/utsname.h>
 #include <torch/version.h>
@@ -51,6 +53,21 @@ std::string git_commit() {
   return commit;
 }
 
+// What cpuinfo (through ATen) finds the CPU to support, as {"avx512_bf16": true, "amx_bf16":
+// false, ...}, and its cache sizes: a VM's model name ("Intel(R) Xeon(R) Processor") does not
+// say whether bf16 runs on AMX tiles, on AVX-512 or emulated, which decides CPU autocast's speed.
+void add_cpu_capabilities(nlohmann::json& env) {
+  nlohmann::json isa = nlohmann::json::object(), caches = nlohmann::json::object();
+  for (const auto& [name, value] : at::cpu::get_cpu_capabilities()) {
+    if (value.isBool()) isa[name] = value.toBool();
+    const auto cache = name.find("_cache_size");
+    if (value.isInt() && cache != std::string::npos) caches[name.substr(0, cache)] = value.toInt();
+  }
+  env["cpu_isa"] = isa;
+  env["cpu_cache_bytes"] = caches;
+  env["aten_cpu_capability"] = at::get_cpu_capability();  // the kernels ATen dispatches to
+}
+
 }  // namespace
 
 std::string version_line() {
@@ -82,6 +99,7 @@ nlohmann::json collect_environment() {
       {"gpu_count", has_gpu ? cuda.getNumGPUs() : 0},
       {"git_commit", git_commit()},
   };
+  add_cpu_capabilities(env);
   if (has_gpu) {
     env["cudnn_version"] = cuda.hasCuDNN() ? cuda.versionCuDNN() : 0;
     env["cuda_runtime_version"] = cuda.versionCUDART();

@@ -1,5 +1,6 @@
-// The environment block of every record: where and with what a run was measured (host, CPU,
-// threads, OS, compiler, build type, LibTorch, CUDA/cuDNN/GPU when present, git commit).
+// The environment block of every record: where and with what a run was measured (host, CPU model,
+// instruction sets and caches, threads, OS, compiler, build type, LibTorch, CUDA/cuDNN/GPU when
+// present, git commit). environment_identity.h says which of it names the machine and the build.
 #pragma once
 
 #include <nlohmann/json.hpp>

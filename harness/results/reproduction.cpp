@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "harness/measure/statistics.h"
+#include "harness/results/environment_identity.h"
 
 namespace speedbench {
 
@@ -65,13 +66,12 @@ Reproduction compare_reproduction(const Record& recorded, const Record& rerun) {
                           false, agrees});
     out.timings_agree = agrees;
   }
-  for (const char* key : {"host", "cpu_model", "cpu_cores", "torch_threads", "libtorch_version",
-                          "build_type", "git_commit", "gpu"}) {
-    const auto then = recorded.environment.value(key, nlohmann::json());
-    const auto now = rerun.environment.value(key, nlohmann::json());
-    if (then != now)
-      out.environment_warnings.push_back(std::string(key) + ": " + then.dump() + " then, " +
-                                         now.dump() + " now");
+  out.environment_warnings = identity_changes(recorded.environment, rerun.environment);
+  // The run's thread count too: a config may leave it to the machine.
+  const auto threads_then = recorded.environment.value("torch_threads", nlohmann::json());
+  const auto threads_now = rerun.environment.value("torch_threads", nlohmann::json());
+  if (threads_then != threads_now) {
+    out.environment_warnings.push_back(change_text("torch_threads", threads_then, threads_now));
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // `speedbench reproduce`: a recorded run against its rerun. Deterministic quantities must agree
 // exactly (step count, parameters, FLOPs; with deterministic mode the whole loss curve bit for
 // bit and the final test loss and accuracy); timings agree when the bootstrap 95% interval of the
-// ratio of median step times lies within +-10% of 1. Environment differences are warnings.
+// ratio of median step times lies within +-10% of 1. A different machine or build
+// (environment_identity.h) or thread count is a warning.
 // Torch-free.
 #pragma once
 

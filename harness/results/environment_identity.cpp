@@ -1,0 +1,94 @@
+#include "harness/results/environment_identity.h"
+
+namespace speedbench {
+
+namespace {
+
+// Top-level keys of the environment block (environment.cpp) that name the machine or the build.
+const char* const kIdentityKeys[] = {
+    // the machine
+    "host", "cpu_model", "cpu_cores", "aten_cpu_capability", "cuda_available",
+    // the build
+    "libtorch_version", "build_type", "compiler", "git_commit", "cudnn_version",
+    "cuda_runtime_version"};
+
+// Objects whose every entry is identity: the instruction sets and the cache sizes.
+const char* const kIdentityObjects[] = {"cpu_isa", "cpu_cache_bytes"};
+
+// The GPU block's properties (cuda_environment.cpp); not its PCI slot, nor the clocks and
+// temperature read when the record was written.
+const char* const kGpuIdentityKeys[] = {
+    // the device
+    "name", "compute_capability", "memory_bytes", "multiprocessors", "max_clock_khz",
+    "memory_clock_khz", "sm_clock_mhz_max", "power_limit_w",
+    // its software
+    "driver", "driver_api_version", "runtime_version", "nccl_version"};
+
+void add_entries(std::map<std::string, nlohmann::json>& identity, const nlohmann::json& block,
+                 const std::string& block_name) {
+  if (!block.is_object()) return;
+  for (const auto& [key, value] : block.items()) identity[block_name + "." + key] = value;
+}
+
+}  // namespace
+
+std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json& environment) {
+  std::map<std::string, nlohmann::json> identity;
+  if (!environment.is_object()) return identity;
+  for (const char* key : kIdentityKeys) {
+    if (environment.contains(key)) identity[key] = environment[key];
+  }
+  for (const char* key : kIdentityObjects) {
+    if (environment.contains(key)) add_entries(identity, environment[key], key);
+  }
+  const auto gpu = environment.value("gpu", nlohmann::json::object());
+  if (gpu.is_object()) {
+    for (const char* key : kGpuIdentityKeys) {
+      if (gpu.contains(key)) identity[std::string("gpu.") + key] = gpu[key];
+    }
+  }
+  return identity;
+}
+
+std::vector<std::string> identity_changes(const nlohmann::json& then, const nlohmann::json& now) {
+  const auto before = environment_identity(then), after = environment_identity(now);
+  std::vector<std::string> changes;
+  for (const auto& [key, value] : before) {
+    const auto found = after.find(key);
+    if (found == after.end() || found->second == value) continue;
+    changes.push_back(change_text(key, value, found->second));
+  }
+  return changes;
+}
+
+std::string change_text(const std::string& key, const nlohmann::json& then,
+                        const nlohmann::json& now) {
+  return key + ": " + then.dump() + " then, " + now.dump() + " now";
+}
+
+std::vector<DifferingIdentityKey> differing_identity_keys(
+    const std::vector<nlohmann::json>& environments) {
+  std::map<std::string, std::map<std::string, int>> counts;  // key -> value text -> count
+  for (const auto& environment : environments) {
+    for (const auto& [key, value] : environment_identity(environment)) {
+      counts[key][identity_value_text(value)] += 1;
+    }
+  }
+  std::vector<DifferingIdentityKey> differing;
+  for (auto& [key, per_value] : counts) {
+    if (per_value.size() > 1) differing.push_back({key, std::move(per_value)});
+  }
+  return differing;
+}
+
+std::string key_names(const std::vector<DifferingIdentityKey>& differing) {
+  std::string names;
+  for (const auto& d : differing) names += (names.empty() ? "" : ", ") + d.key;
+  return names;
+}
+
+std::string identity_value_text(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+}  // namespace speedbench
