@@ -214,5 +214,26 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurement
   EXPECT_NE(markdown.find("Fewer than 5 runs on a side"), std::string::npos) << markdown;
 }
 
+TEST(MeasurementHealthTest, ReportAndVerifyWarnWhenTheRecordsComeFromTwoBuilds) {
+  TempDir dir;
+  for (int rep = 0; rep < 3; ++rep) {
+    for (const auto* variant : {"baseline", "amp"}) {
+      auto record = testing::synthetic_record("w", variant, rep, 100, 1000);
+      record.environment["git_commit"] = rep < 2 ? "a" : "b";  // the last repetition resumed
+      append_record(dir.file("run/runs.jsonl"), record);
+    }
+  }
+  write_text(dir.file("claims.json"), R"({"claims": []})");
+  const std::string warning =
+      "warning: the records come from more than one machine or build (they differ in "
+      "git_commit)";
+  for (const auto* command : {" report ", " verify "}) {
+    const auto result = run_command(kSpeedbench + command + dir.file("run") + " --claims " +
+                                    dir.file("claims.json"));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find(warning), std::string::npos) << command << result.output;
+  }
+}
+
 }  // namespace
 }  // namespace speedbench

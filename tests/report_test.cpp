@@ -206,6 +206,38 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
   EXPECT_EQ(json["comparisons"][0]["claims"][0]["threshold"], 1.3);
 }
 
+TEST(ReportTest, RecordsFromMoreThanOneBuildAreFlaggedWithTheirCounts) {
+  TempDir dir;
+  write_synthetic_results(dir.file("one/runs.jsonl"));
+  const auto one_build = load_results(dir.file("one"));
+  const ReportInputs same{one_build, compare(one_build), {}, {}};
+  EXPECT_EQ(markdown_report(same).find("more than one machine or build"), std::string::npos);
+  EXPECT_EQ(markdown_report(same).find("do not share one machine"), std::string::npos);
+  EXPECT_TRUE(summary_json(same)["environment_differences"].empty());
+
+  // Repetitions 3 and 4 resumed after a rebuild: 6 records of commit a, 4 of commit b.
+  for (int rep = 0; rep < 5; ++rep) {
+    for (const auto* variant : {"baseline", "fast"}) {
+      auto record = synthetic_record("w", variant, rep, 100, 1000);
+      record.environment["git_commit"] = rep < 3 ? "a" : "b";
+      append_record(dir.file("two/runs.jsonl"), record);
+    }
+  }
+  const auto two_builds = load_results(dir.file("two"));
+  const ReportInputs mixed{two_builds, compare(two_builds), {}, {}};
+  const auto markdown = markdown_report(mixed);
+  EXPECT_NE(markdown.find("**The records come from more than one machine or build** (they differ "
+                          "in git_commit; see \"Environment\")"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| git_commit | a | 6 |\n| git_commit | b | 4 |"), std::string::npos)
+      << markdown;
+  const auto json = summary_json(mixed)["environment_differences"];
+  ASSERT_EQ(json.size(), 1u);
+  EXPECT_EQ(json[0]["key"], "git_commit");
+  EXPECT_EQ(json[0]["records_per_value"], (nlohmann::json{{"a", 6}, {"b", 4}}));
+}
+
 TEST(ReportTest, ClaimsFileErrorsNameTheClaimAndField) {
   TempDir dir;
   auto error_of = [&](const std::string& text) {

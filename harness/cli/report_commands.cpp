@@ -22,6 +22,17 @@ std::vector<report::Claim> claims_if_any(const ReportArgs& args) {
   return report::load_claims(args.claims_path);
 }
 
+// Ratios between runs of different machines or builds measure those too: say so on the console
+// as well as in report.md.
+void warn_if_environments_differ(const report::Results& results) {
+  const auto differences = report::environment_differences(results);
+  if (differences.empty()) return;
+  std::fprintf(stderr,
+               "warning: the records come from more than one machine or build (they differ in "
+               "%s); report.md's Environment section counts the records of each\n",
+               key_names(differences).c_str());
+}
+
 }  // namespace
 
 int command_report(const ReportArgs& args) {
@@ -37,6 +48,7 @@ int command_report(const ReportArgs& args) {
   const auto claims = claims_if_any(args);
   const auto verdicts = report::verify_claims(claims, comparisons, results);
   const report::ReportInputs inputs{results, comparisons, claims, verdicts};
+  warn_if_environments_differ(results);
 
   const auto markdown_path = (folder / "report.md").string();
   const auto json_path = (folder / "summary.json").string();
@@ -58,6 +70,7 @@ int command_verify(const ReportArgs& args) {
   const auto comparisons = report::compare(results);
   const auto claims = report::load_claims(args.claims_path);
   const auto verdicts = report::verify_claims(claims, comparisons, results);
+  warn_if_environments_differ(results);
   std::printf("%s\n", report::verdict_table(verdicts).c_str());
   int gating = 0, failing = 0;
   for (const auto& v : verdicts) {

@@ -231,6 +231,12 @@ size_t planned_run_count(const Results& results) {
   return results.plan.value("runs", nlohmann::json::array()).size();
 }
 
+std::vector<DifferingIdentityKey> environment_differences(const Results& results) {
+  std::vector<nlohmann::json> environments;
+  for (const auto& record : results.records) environments.push_back(record.environment);
+  return differing_identity_keys(environments);
+}
+
 std::vector<double> metric_values(const Results& results, const std::string& workload,
                                   const std::string& variant, const MetricInfo& metric) {
   std::vector<double> values;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/measure/statistics.h"
+#include "harness/results/environment_identity.h"
 #include "harness/results/record.h"
 #include "harness/suite/suite.h"
 
@@ -81,6 +82,10 @@ std::vector<Comparison> planned_comparisons(const Results& results);
 
 // How many runs the plan lists (a suite stopped early recorded fewer); without a plan, the records.
 size_t planned_run_count(const Results& results);
+
+// The machine or build keys on which the records differ (environment_identity.h); empty when one
+// machine and one build made them all.
+std::vector<DifferingIdentityKey> environment_differences(const Results& results);
 
 std::vector<ComparisonResult> compare(const Results& results);
 

@@ -162,6 +162,13 @@ std::string report_heading(const Results& results) {
         << " planned runs are recorded**: the suite stopped early (at its time budget, or "
            "interrupted); `speedbench run --suite ... --resume` runs the rest. ";
   }
+  const auto differences = environment_differences(results);
+  if (!differences.empty()) {
+    out << "**The records come from more than one machine or build** (they differ in "
+        << key_names(differences)
+        << "; see \"Environment\"): a ratio between runs of different machines or builds "
+           "measures them as well as the technique. ";
+  }
   out << results.records.size() << " records (" << status_text << "), "
       << results.records.front().started_at << " to " << results.records.back().finished_at
       << ", run folder `" << results.folder << "`.\n\n"
@@ -252,7 +259,7 @@ std::string markdown_report(const ReportInputs& in) {
   return report_heading(in.results) + "## By technique\n\n" + technique_overview(in) +
          summary_section(in) + scaling_table(in) + claims + published_claims_section(in) +
          more_metrics_section(in) + "\n## Variants\n" + variant_tables(in.results) +
-         health_section(in) + environment_section(in.results.records.front());
+         health_section(in) + environment_section(in.results);
 }
 
 std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {

@@ -20,7 +20,8 @@ std::string variant_tables(const Results& results);
 // frequency scaling, fewer than kMinRunsPerSide repetitions.
 std::string health_section(const ReportInputs& in);
 
-// The first record's environment block, a key per row.
-std::string environment_section(const Record& first);
+// The first record's environment block, a key per row; then, where the records' machines or
+// builds differ, each differing key's values and how many records have each.
+std::string environment_section(const Results& results);
 
 }  // namespace speedbench::report

@@ -1,4 +1,5 @@
 // The sections of the markdown report that read the runs one by one (see markdown_sections.h).
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -14,6 +15,21 @@ namespace {
 constexpr double kBusyCoresAtStart = 0.25;  // other processes' load that flags a run
 
 std::string mib(double bytes) { return format_number("%.1f", bytes / 1048576.0); }
+
+// An environment value for a table cell; a set of flags ({"avx2": true, "amx_bf16": false, ...})
+// as "yes: avx2, ...; no: amx_bf16, ..." rather than as 50 JSON pairs.
+std::string environment_value_text(const nlohmann::json& value) {
+  const bool flags = value.is_object() && !value.empty() &&
+                     std::all_of(value.begin(), value.end(),
+                                 [](const nlohmann::json& v) { return v.is_boolean(); });
+  if (!flags) return identity_value_text(value);
+  std::string yes, no;
+  for (const auto& [name, on] : value.items()) {
+    auto& list = on.get<bool>() ? yes : no;
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  return "yes: " + (yes.empty() ? "none" : yes) + "; no: " + (no.empty() ? "none" : no);
+}
 
 }  // namespace
 
@@ -139,11 +155,20 @@ std::string health_section(const ReportInputs& in) {
   return out.str();
 }
 
-std::string environment_section(const Record& first) {
+std::string environment_section(const Results& results) {
   std::ostringstream out;
   out << "\n## Environment (first record)\n\n" << table_header({"key", "value"});
-  for (const auto& [key, value] : first.environment.items()) {
-    out << table_row({key, value.is_string() ? value.get<std::string>() : value.dump()});
+  for (const auto& [key, value] : results.records.front().environment.items()) {
+    out << table_row({key, environment_value_text(value)});
+  }
+  const auto differences = environment_differences(results);
+  if (differences.empty()) return out.str();
+  out << "\nThe records do not share one machine and build; they differ in:\n\n"
+      << table_header({"key", "value", "records"});
+  for (const auto& d : differences) {
+    for (const auto& [value, count] : d.count_per_value) {
+      out << table_row({d.key, value, std::to_string(count)});
+    }
   }
   return out.str();
 }

@@ -67,6 +67,10 @@ nlohmann::json summary_json(const ReportInputs& in) {
     }
     verdicts.push_back(j);
   }
+  nlohmann::json differences = nlohmann::json::array();
+  for (const auto& d : environment_differences(in.results)) {
+    differences.push_back({{"key", d.key}, {"records_per_value", d.count_per_value}});
+  }
   const auto& first = in.results.records.front();
   return {{"suite", in.results.suite},
           {"device", in.results.device},
@@ -76,6 +80,7 @@ nlohmann::json summary_json(const ReportInputs& in) {
           {"started_at", first.started_at},
           {"finished_at", in.results.records.back().finished_at},
           {"environment", first.environment},
+          {"environment_differences", differences},
           {"comparisons", comparisons},
           {"claims", verdicts}};
 }
