@@ -9,11 +9,11 @@
 #include <torch/version.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
 #include <thread>
+
+#include "harness/results/build_commit.h"
 
 namespace speedbench {
 
@@ -29,28 +29,6 @@ std::string cpu_model() {
     }
   }
   return "unknown";
-}
-
-std::string command_output(const std::string& command) {
-  std::array<char, 256> buffer{};
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  pclose(pipe);
-  while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
-  return output;
-}
-
-// The commit of the source tree this binary was built from, "+dirty" if it has local changes.
-std::string git_commit() {
-  const std::string git = "git -C '" SPEEDBENCH_SOURCE_DIR "' ";
-  auto commit = command_output(git + "rev-parse HEAD 2>/dev/null");
-  if (commit.empty()) return "unknown";
-  if (!command_output(git + "status --porcelain --untracked-files=no 2>/dev/null").empty()) {
-    commit += "+dirty";
-  }
-  return commit;
 }
 
 // What cpuinfo (through ATen) finds the CPU to support, as {"avx512_bf16": true, "amx_bf16":
@@ -71,7 +49,7 @@ void add_cpu_capabilities(nlohmann::json& env) {
 }  // namespace
 
 std::string version_line() {
-  return std::string("speedbench ") + SPEEDBENCH_VERSION + " (commit " + git_commit() + ", " +
+  return std::string("speedbench ") + SPEEDBENCH_VERSION + " (commit " + build_git_commit() + ", " +
          SPEEDBENCH_BUILD_TYPE + " build, LibTorch " + TORCH_VERSION + ", CUDA code " +
          (SPEEDBENCH_WITH_CUDA ? "on" : "off") + ")";
 }
@@ -97,7 +75,7 @@ nlohmann::json collect_environment() {
       {"cuda_compiled", static_cast<bool>(SPEEDBENCH_WITH_CUDA)},
       {"cuda_available", has_gpu},
       {"gpu_count", has_gpu ? cuda.getNumGPUs() : 0},
-      {"git_commit", git_commit()},
+      {"git_commit", build_git_commit()},
   };
   add_cpu_capabilities(env);
   if (has_gpu) {
