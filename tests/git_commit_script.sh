@@ -1,8 +1,9 @@
 #!/bin/sh
 # cmake/GitCommit.cmake, the build step that names a binary's commit: on a scratch repository it
-# must write the commit, "+dirty" for a changed tracked file (not for an untracked one), the
-# given commit marked "(given)" where there is no .git, else "unknown"; and leave the header
-# untouched (same mtime) when its text would not change, so that a build recompiles nothing.
+# must write the commit, "+dirty" for a changed tracked file (not for an untracked one; printed
+# the same without OUTPUT), the given commit marked "(given)" where there is no .git, else
+# "unknown"; and leave the header untouched (same mtime) when its text would not change, so that
+# a build recompiles nothing.
 # Usage: git_commit_script.sh CMAKE SOURCE_DIR
 set -eu
 cmake=$1 script=$2/cmake/GitCommit.cmake
@@ -31,10 +32,12 @@ echo new > "$repo/untracked"
 echo two > "$repo/tracked"
 "$cmake" -DSOURCE_DIR="$repo" -DOUTPUT="$header" -P "$script"
 [ "$(commit_in "$header")" = "$head+dirty" ] || fail "changed tree: got '$(commit_in "$header")'"
+printed=$("$cmake" -DSOURCE_DIR="$repo" -P "$script")  # no OUTPUT: gpu-check --prepare's form
+[ "$printed" = "$head+dirty" ] || fail "printed '$printed', expected $head+dirty"
 
 rm -rf "$repo/.git"
 "$cmake" -DSOURCE_DIR="$repo" -DOUTPUT="$header" -DFALLBACK=abc123 -P "$script"
 [ "$(commit_in "$header")" = "abc123 (given)" ] || fail "no .git, given: got '$(commit_in "$header")'"
 "$cmake" -DSOURCE_DIR="$repo" -DOUTPUT="$header" -P "$script"
 [ "$(commit_in "$header")" = unknown ] || fail "no .git, none given: got '$(commit_in "$header")'"
-echo "GitCommit.cmake: commit, +dirty, (given), unknown; an unchanged header is left alone"
+echo "GitCommit.cmake: commit, +dirty (written and printed), (given), unknown; an unchanged header is left alone"

@@ -5,6 +5,7 @@
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
+#include "harness/results/build_commit.h"
 #include "harness/results/environment.h"
 #include "harness/results/records_file.h"
 #include "tests/test_support.h"
@@ -124,6 +125,7 @@ TEST(RecordTest, EnvironmentNamesTheMachineAndTheBuild) {
   }
   EXPECT_EQ(env["libtorch_version"], "2.11.0");
   EXPECT_FALSE(env["aten_cpu_capability"].get<std::string>().empty());
+  EXPECT_EQ(env["git_commit"], build_git_commit()) << "the binary's commit, not the tree's now";
 }
 
 // cpu_isa comes from cpuinfo through ATen; the kernel's own flags line must say the same.

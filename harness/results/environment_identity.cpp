@@ -50,20 +50,20 @@ std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json&
   return identity;
 }
 
-std::vector<std::string> identity_changes(const nlohmann::json& then, const nlohmann::json& now) {
-  const auto before = environment_identity(then), after = environment_identity(now);
+std::vector<std::string> identity_changes(const nlohmann::json& then, const nlohmann::json& now,
+                                          const std::vector<std::string>& run_keys) {
+  auto before = environment_identity(then), after = environment_identity(now);
+  for (const auto& key : run_keys) {
+    if (then.contains(key)) before[key] = then[key];
+    if (now.contains(key)) after[key] = now[key];
+  }
   std::vector<std::string> changes;
   for (const auto& [key, value] : before) {
     const auto found = after.find(key);
     if (found == after.end() || found->second == value) continue;
-    changes.push_back(change_text(key, value, found->second));
+    changes.push_back(key + ": " + value.dump() + " then, " + found->second.dump() + " now");
   }
   return changes;
-}
-
-std::string change_text(const std::string& key, const nlohmann::json& then,
-                        const nlohmann::json& now) {
-  return key + ": " + then.dump() + " then, " + now.dump() + " now";
 }
 
 std::vector<DifferingIdentityKey> differing_identity_keys(

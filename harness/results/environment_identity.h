@@ -19,13 +19,12 @@ namespace speedbench {
 // "cpu_isa.amx_bf16", "gpu.name", ... -> value. Keys the block lacks are left out.
 std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json& environment);
 
-// "key: A then, B now" for each identity key that both blocks have and that differs. A key only
-// one of them has (a record written before the key existed) is not a difference.
-std::vector<std::string> identity_changes(const nlohmann::json& then, const nlohmann::json& now);
-
-// "key: A then, B now", values as JSON.
-std::string change_text(const std::string& key, const nlohmann::json& then,
-                        const nlohmann::json& now);
+// "key: A then, B now" (values as JSON) for each identity key that both blocks have and that
+// differs, and for each of `run_keys`, top-level keys that describe the run rather than the
+// machine (reproduce passes "torch_threads"). A key only one block has (a record written before
+// the key existed) is not a difference.
+std::vector<std::string> identity_changes(const nlohmann::json& then, const nlohmann::json& now,
+                                          const std::vector<std::string>& run_keys = {});
 
 // An identity key whose value is not the same in every environment that has it.
 struct DifferingIdentityKey {

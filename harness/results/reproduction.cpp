@@ -66,13 +66,9 @@ Reproduction compare_reproduction(const Record& recorded, const Record& rerun) {
                           false, agrees});
     out.timings_agree = agrees;
   }
-  out.environment_warnings = identity_changes(recorded.environment, rerun.environment);
-  // The run's thread count too: a config may leave it to the machine.
-  const auto threads_then = recorded.environment.value("torch_threads", nlohmann::json());
-  const auto threads_now = rerun.environment.value("torch_threads", nlohmann::json());
-  if (threads_then != threads_now) {
-    out.environment_warnings.push_back(change_text("torch_threads", threads_then, threads_now));
-  }
+  // The thread count too: a config may leave it to the machine.
+  out.environment_warnings =
+      identity_changes(recorded.environment, rerun.environment, {"torch_threads"});
   return out;
 }
 
