@@ -127,6 +127,51 @@ TEST(BootstrapTest, IntervalOfTheMedianOfPairedDifferences) {
   EXPECT_EQ(bootstrap_median_of_differences({}).estimate, 0.0);
 }
 
+// compare's technique effects: how a ratio of medians changed between two folders.
+TEST(BootstrapTest, IntervalOfTheRatioOfRatios) {
+  // 1.5x before, 3x after (the baseline halved): the effect doubled, exactly.
+  const auto doubled =
+      bootstrap_ratio_of_ratios({100, 100, 100}, {150, 150, 150}, {50, 50, 50}, {150, 150, 150});
+  EXPECT_DOUBLE_EQ(doubled.estimate, 2.0);
+  EXPECT_DOUBLE_EQ(doubled.low, 2.0);
+  EXPECT_DOUBLE_EQ(doubled.high, 2.0);
+  // A machine twice as fast with the same 1.5x effect: no change, though every run differs.
+  const std::vector<double> before_baseline = {100, 102, 98, 101, 99};
+  const std::vector<double> before_variant = {150, 149, 152, 148, 151};
+  std::vector<double> after_baseline, after_variant;
+  for (double x : before_baseline) after_baseline.push_back(2 * x);
+  for (double x : before_variant) after_variant.push_back(2 * x);
+  const auto same =
+      bootstrap_ratio_of_ratios(before_baseline, before_variant, after_baseline, after_variant);
+  EXPECT_DOUBLE_EQ(same.estimate, 1.0);
+  EXPECT_LT(same.low, 1.0);
+  EXPECT_GT(same.high, 1.0);
+  EXPECT_GT(same.low, 0.9);  // each side's effect is tight, so is its change
+  EXPECT_LT(same.high, 1.1);
+  EXPECT_EQ(
+      bootstrap_ratio_of_ratios(before_baseline, before_variant, after_baseline, after_variant).low,
+      same.low);                                                      // seeded
+  EXPECT_EQ(bootstrap_ratio_of_ratios({}, {1}, {1}, {1}).high, 0.0);  // an empty side: none
+
+  // No change anywhere (four samples from one distribution): with 5 runs each the 95% interval
+  // excludes 1 about as often as it should.
+  std::mt19937_64 rng(11);
+  std::lognormal_distribution<double> run_throughput(0.0, 0.1);
+  auto draw = [&] {
+    std::vector<double> sample(5);
+    for (auto& value : sample) value = run_throughput(rng);
+    return sample;
+  };
+  constexpr int kTrials = 400;
+  int excluded = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const auto a = draw(), b = draw(), c = draw(), d = draw();
+    const auto interval = bootstrap_ratio_of_ratios(a, b, c, d, 0.95, 1000);
+    excluded += interval.low > 1.0 || interval.high < 1.0;
+  }
+  EXPECT_LT(static_cast<double>(excluded) / kTrials, 0.08);
+}
+
 TEST(BootstrapTest, IntervalOfTheDifferenceOfMedians) {
   const auto constant = bootstrap_difference_of_medians({5, 5, 5}, {7, 7, 7});
   EXPECT_DOUBLE_EQ(constant.estimate, 2.0);

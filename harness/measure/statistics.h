@@ -43,6 +43,16 @@ Interval bootstrap_median_of_differences(const std::vector<double>& differences,
                                          double confidence = 0.95, int resamples = 10000,
                                          uint64_t seed = 0);
 
+// How a ratio of medians changed between two measurements of it (two machines, two builds):
+// (median(after_variant) / median(after_baseline)) / (median(before_variant) /
+// median(before_baseline)), with a percentile-bootstrap interval that resamples all four samples.
+Interval bootstrap_ratio_of_ratios(const std::vector<double>& before_baseline,
+                                   const std::vector<double>& before_variant,
+                                   const std::vector<double>& after_baseline,
+                                   const std::vector<double>& after_variant,
+                                   double confidence = 0.95, int resamples = 10000,
+                                   uint64_t seed = 0);
+
 struct MannWhitney {
   double u = 0;        // U of the first sample: pairs (a_i > b_j) + half the ties
   double p_value = 1;  // two-sided

@@ -132,12 +132,15 @@ int count_ok(const std::vector<const Record*>& records) {
 
 MetricComparison compare_metric(const Results& results, const Comparison& c, const MetricInfo& info,
                                 int baseline_ok, int variant_ok) {
-  MetricComparison m;
-  m.metric = info.id;
-  const auto baseline = metric_values(results, c.workload, c.baseline, info);
-  const auto variant = metric_values(results, c.workload, c.variant, info);
-  m.n_baseline = static_cast<int>(baseline.size());
-  m.n_variant = static_cast<int>(variant.size());
+  auto m = compare_samples(metric_values(results, c.workload, c.baseline, info),
+                           metric_values(results, c.workload, c.variant, info), info);
+  if (m.defined && !info.ratio) {
+    if (const auto differences = paired_differences(results, c, info)) {
+      m.interval = measure::bootstrap_median_of_differences(*differences);
+      m.paired = true;
+    }
+  }
+  // Runs that never reached the target are not in the medians: an honest ratio needs all.
   const bool some_not_reached = m.n_baseline < baseline_ok || m.n_variant < variant_ok;
   if (info.id == "time_to_target" && some_not_reached &&
       std::any_of(results.records.begin(), results.records.end(), [&](const Record& r) {
@@ -146,30 +149,8 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
     m.note = "target reached by " + std::to_string(m.n_baseline) + "/" +
              std::to_string(baseline_ok) + " baseline and " + std::to_string(m.n_variant) + "/" +
              std::to_string(variant_ok) + " variant runs";
+    m.defined = false;
   }
-  if (baseline.empty() || variant.empty()) return m;
-  const auto b = measure::summarize(baseline);
-  const auto v = measure::summarize(variant);
-  m.baseline_median = b.median;
-  m.variant_median = v.median;
-  m.baseline_cv = b.cv;
-  m.variant_cv = v.cv;
-  m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
-  if (info.ratio) {
-    if (b.median == 0 ||
-        std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
-      m.note = "baseline is 0: no ratio";
-      return m;
-    }
-    m.interval = measure::bootstrap_ratio_of_medians(baseline, variant);
-  } else if (const auto differences = paired_differences(results, c, info)) {
-    m.interval = measure::bootstrap_median_of_differences(*differences);
-    m.paired = true;
-  } else {
-    m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
-  }
-  // Runs that never reached the target are not in the medians: an honest ratio needs all.
-  m.defined = m.note.empty();
   return m;
 }
 
@@ -185,6 +166,32 @@ const MetricInfo* find_metric(const std::string& id) {
     if (metric.id == id) return &metric;
   }
   return nullptr;
+}
+
+MetricComparison compare_samples(const std::vector<double>& baseline,
+                                 const std::vector<double>& variant, const MetricInfo& info) {
+  MetricComparison m;
+  m.metric = info.id;
+  m.n_baseline = static_cast<int>(baseline.size());
+  m.n_variant = static_cast<int>(variant.size());
+  if (baseline.empty() || variant.empty()) return m;
+  const auto b = measure::summarize(baseline);
+  const auto v = measure::summarize(variant);
+  m.baseline_median = b.median;
+  m.variant_median = v.median;
+  m.baseline_cv = b.cv;
+  m.variant_cv = v.cv;
+  m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
+  if (!info.ratio) {
+    m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
+  } else if (std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
+    m.note = "baseline is 0: no ratio";
+    return m;
+  } else {
+    m.interval = measure::bootstrap_ratio_of_medians(baseline, variant);
+  }
+  m.defined = true;
+  return m;
 }
 
 const MetricComparison* ComparisonResult::metric(const std::string& id) const {

@@ -53,6 +53,12 @@ inline bool has_few_runs(const MetricComparison& m) {
   return std::min(m.n_baseline, m.n_variant) < kMinRunsPerSide;
 }
 
+// One metric of two samples (baseline, variant): n, medians, CVs, the U test's p-value, and the
+// ratio of medians (or, for a difference metric, the unpaired difference) with its bootstrap
+// interval. Not defined when a side is empty or, for a ratio, a baseline value is 0.
+MetricComparison compare_samples(const std::vector<double>& baseline,
+                                 const std::vector<double>& variant, const MetricInfo& info);
+
 struct ComparisonResult {
   Comparison comparison;
   std::string status = "ok";  // ok | not_applicable | failed (no ok run on a side) | missing

@@ -10,14 +10,15 @@ std::string format_number(const char* pattern, double value) {
   return text;
 }
 
+std::string ratio_text(const measure::Interval& interval) {
+  return format_number("%.3gx", interval.estimate) + " [" + format_number("%.3g", interval.low) +
+         ", " + format_number("%.3g", interval.high) + "]";
+}
+
 std::string interval_text(const MetricComparison* m, const MetricInfo& info) {
   if (m == nullptr) return "-";
   if (!m->defined) return m->note.empty() ? "-" : "n/a (" + m->note + ")";
-  if (info.ratio) {
-    return format_number("%.3gx", m->interval.estimate) + " [" +
-           format_number("%.3g", m->interval.low) + ", " + format_number("%.3g", m->interval.high) +
-           "]";
-  }
+  if (info.ratio) return ratio_text(m->interval);
   return format_number("%+.4f", m->interval.estimate) + " [" +
          format_number("%+.4f", m->interval.low) + ", " + format_number("%+.4f", m->interval.high) +
          "]" + (m->paired ? "" : " (unpaired)");

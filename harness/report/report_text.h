@@ -12,6 +12,9 @@ namespace speedbench::report {
 // `value` printed with a printf `pattern` such as "%.3g".
 std::string format_number(const char* pattern, double value);
 
+// "1.42x [1.35, 1.50]": a ratio with its interval.
+std::string ratio_text(const measure::Interval& interval);
+
 // "1.42x [1.35, 1.50]" for a ratio metric, "+0.012 [-0.003, +0.020]" for a difference; "-" when
 // there is no comparison, "n/a (why)" when it is undefined.
 std::string interval_text(const MetricComparison* m, const MetricInfo& info);
