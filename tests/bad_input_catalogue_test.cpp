@@ -126,6 +126,11 @@ std::vector<BadInput> catalogue() {
       {"results: a corrupt line", {{"r/runs.jsonl", "<record>\n{\"schema_version\": 1, \"run_id\": \n<record>"}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "line 2"}},
       {"results: empty records file", {{"r/runs.jsonl", ""}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "no records"}},
       {"results: a micro-benchmark file of another kind", {{"r/runs.jsonl", "<record>"}, {"m.json", "{\"records\": []}"}}, exe + " report {dir}/r --micro {dir}/m.json", {"{dir}/m.json", "'benchmarks'"}},
+      {"compare: an unknown metric", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --metric speed", {"command line", "'--metric'", "expected a ratio metric", "'speed'"}},
+      {"compare: a difference metric", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --metric accuracy", {"command line", "'--metric'", "'accuracy'", "no relative tolerance"}},
+      {"compare: a tolerance out of range", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --tolerance 5", {"command line", "--tolerance", "5"}},
+      {"compare: a missing folder", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/nothing", {"{dir}/nothing", "no records"}},
+      {"compare: an unwritable markdown path", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --json {dir}/c.json --markdown /proc/c.md", {"command line", "'--markdown'", "/proc/c.md"}},
       {"results: reproduce a record that is not there", {{"r/runs.jsonl", "<record>"}}, exe + " reproduce {dir}/r/runs.jsonl --line 9", {"--line", "got 9"}},
       // ---- flags and environment -----------------------------------------------------------------
       {"flag: an unknown option", {{"c.json", kGoodConfig}}, run + " --bogus", {"command line", "--bogus", "not expected"}},

@@ -334,5 +334,43 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   EXPECT_NE(missing.output.find("no records here"), std::string::npos) << missing.output;
 }
 
+// compare's gate: exit 1 when a variant is slower beyond the tolerance, 0 otherwise; the
+// markdown and JSON forms are written where asked.
+TEST(CliTest, CompareGatesOnARegressedVariantAndWritesItsForms) {
+  TempDir dir;
+  speedbench::testing::write_synthetic_results(dir.file("before/runs.jsonl"));
+  const double fast[] = {140, 145, 150, 155, 160};
+  for (int rep = 0; rep < 5; ++rep) {  // the baseline at 60% of its speed, "fast" as before
+    append_record(dir.file("after/runs.jsonl"),
+                  speedbench::testing::synthetic_record("w", "baseline", rep, 60, 1000));
+    append_record(dir.file("after/runs.jsonl"),
+                  speedbench::testing::synthetic_record("w", "fast", rep, fast[rep], 500));
+  }
+  const std::string compare =
+      speedbench_cli() + " compare " + dir.file("before") + " " + dir.file("after");
+  const auto plain = run_command(compare);
+  EXPECT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(plain.output.find("0.6x [0.6, 0.6]"), std::string::npos) << plain.output;
+  EXPECT_NE(plain.output.find("1 regressed"), std::string::npos) << plain.output;
+
+  const auto gated = run_command(compare + " --gate --markdown " + dir.file("c.md") + " --json " +
+                                 dir.file("c.json"));
+  EXPECT_EQ(gated.exit_code, 1) << gated.output;
+  EXPECT_NE(gated.output.find("gate failed: 1 variant(s) regressed by more than 5% in throughput"),
+            std::string::npos)
+      << gated.output;
+  EXPECT_NE(read_text(dir.file("c.md")).find("**regressed**"), std::string::npos);
+  EXPECT_NE(read_text(dir.file("c.json")).find("\"verdict\": \"regressed\""), std::string::npos);
+
+  // A folder against itself: nothing regressed, the gate passes; a wider tolerance is accepted.
+  const auto same = run_command(speedbench_cli() + " compare " + dir.file("before") + " " +
+                                dir.file("before/runs.jsonl") + " --gate --tolerance 0.2");
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("0 regressed"), std::string::npos) << same.output;
+  // Memory instead of time: "fast" kept its bytes.
+  const auto memory = run_command(compare + " --metric peak_bytes --gate");
+  EXPECT_EQ(memory.exit_code, 0) << memory.output;
+}
+
 }  // namespace
 }  // namespace speedbench

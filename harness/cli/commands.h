@@ -40,6 +40,15 @@ struct ReportArgs {
   std::string micro_path;
 };
 
+struct CompareArgs {
+  std::string before_dir, after_dir;  // run folders or their runs.jsonl
+  std::string metric = "throughput";
+  double tolerance = 0.05;
+  bool gate = false;          // exit 1 when a variant regressed
+  std::string markdown_path;  // "" = none
+  std::string json_path;      // "" = none
+};
+
 struct ReproduceArgs {
   std::string records_path;  // a runs.jsonl
   int64_t line = 0;          // which record (1-based); 0 = the last
@@ -65,5 +74,7 @@ int command_reproduce(const ReproduceArgs& args);  // 1 when an exact check diff
 // report_commands.cpp
 int command_report(const ReportArgs& args);  // writes report.md and summary.json into the folder
 int command_verify(const ReportArgs& args);  // 1 when a gating claim is not confirmed
+// compare_command.cpp: 1 with --gate when a variant regressed
+int command_compare(const CompareArgs& args);
 
 }  // namespace speedbench

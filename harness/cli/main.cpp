@@ -4,6 +4,7 @@
 //   speedbench run --config FILE --nproc N   one config as N DDP worker processes
 //   speedbench report DIR                 comparisons with intervals: report.md, summary.json
 //   speedbench verify DIR                 claims -> verdicts; exit 1 if a gating claim fails
+//   speedbench compare BEFORE AFTER       two run folders: what changed; --gate: exit 1 if slower
 //   speedbench reproduce RUNS.jsonl       rerun a recorded run; exit 1 if an exact metric differs
 //   speedbench list                       workloads and techniques
 //   speedbench lr-find --config FILE      LR range test, suggests a peak LR
@@ -160,6 +161,24 @@ CLI::App* add_verify_command(CLI::App& app, speedbench::ReportArgs& args) {
   return command;
 }
 
+CLI::App* add_compare_command(CLI::App& app, speedbench::CompareArgs& args) {
+  auto* command = app.add_subcommand(
+      "compare", "Two run folders side by side (machines, builds): what changed, with intervals");
+  command->add_option("before", args.before_dir, "The earlier or reference run folder")->required();
+  command->add_option("after", args.after_dir, "The run folder to compare with it")->required();
+  command->add_option("--metric", args.metric, "A ratio metric of the report")
+      ->capture_default_str();
+  command
+      ->add_option("--tolerance", args.tolerance,
+                   "Changes within this fraction (0.05 = 5%) count as unchanged")
+      ->check(CLI::Range(0.0, 0.99))
+      ->capture_default_str();
+  command->add_flag("--gate", args.gate, "Exit 1 when a variant regressed beyond the tolerance");
+  command->add_option("--markdown", args.markdown_path, "Write the comparison as markdown here");
+  command->add_option("--json", args.json_path, "Write the comparison as JSON here");
+  return command;
+}
+
 CLI::App* add_reproduce_command(CLI::App& app, speedbench::ReproduceArgs& args) {
   auto* command = app.add_subcommand("reproduce",
                                      "Rerun a recorded run from its record; do the metrics agree?");
@@ -192,12 +211,14 @@ int main(int argc, char** argv) {
   RunOneArgs run_one;
   RunSuiteArgs run_suite_args;
   ReportArgs report_args, verify_args;
+  CompareArgs compare_args;
   ReproduceArgs reproduce_args;
   LrFindArgs lr_find;
   auto* run_one_cmd = add_run_one_command(app, run_one);
   auto* run_cmd = add_run_command(app, run_suite_args, run_one);
   auto* report_cmd = add_report_command(app, report_args);
   auto* verify_cmd = add_verify_command(app, verify_args);
+  auto* compare_cmd = add_compare_command(app, compare_args);
   auto* list_cmd = app.add_subcommand("list", "List workloads and techniques");
   auto* reproduce_cmd = add_reproduce_command(app, reproduce_args);
   auto* lr_find_cmd = add_lr_find_command(app, lr_find);
@@ -224,6 +245,7 @@ int main(int argc, char** argv) {
     }
     if (*report_cmd) return command_report(report_args);
     if (*verify_cmd) return command_verify(verify_args);
+    if (*compare_cmd) return command_compare(compare_args);
     if (*list_cmd) return command_list();
     if (*reproduce_cmd) return command_reproduce(reproduce_args);
     if (*lr_find_cmd) return command_lr_find(lr_find);

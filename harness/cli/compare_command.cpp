@@ -1,0 +1,63 @@
+// `speedbench compare BEFORE AFTER`: two run folders side by side (run_folder_comparison.h).
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "harness/cli/commands.h"
+#include "harness/config/config_error.h"
+#include "harness/report/run_folder_comparison.h"
+
+namespace speedbench {
+
+namespace {
+
+const report::MetricInfo& comparable_metric(const std::string& id) {
+  const auto ids = report::comparable_metric_ids();
+  const auto* metric = report::find_metric(id);
+  if (metric == nullptr || !metric->ratio) {
+    std::string names;
+    for (const auto& name : ids) names += (names.empty() ? "" : ", ") + name;
+    throw ConfigError("command line", "--metric",
+                      "expected a ratio metric (" + names + "), got '" + id + "'" +
+                          (metric != nullptr ? " (a difference: it has no relative tolerance)"
+                                             : ""));
+  }
+  return *metric;
+}
+
+// Opened before anything is written, so that a path that cannot be written leaves nothing.
+std::unique_ptr<std::ofstream> open_output(const std::string& path, const std::string& option) {
+  if (path.empty()) return nullptr;
+  auto out = std::make_unique<std::ofstream>(path);
+  if (!*out) throw ConfigError("command line", option, "cannot write '" + path + "'");
+  return out;
+}
+
+}  // namespace
+
+int command_compare(const CompareArgs& args) {
+  const auto& metric = comparable_metric(args.metric);
+  const auto before = report::load_results(args.before_dir);
+  const auto after = report::load_results(args.after_dir);
+  const auto comparison = report::compare_folders(before, after, metric, args.tolerance);
+  auto markdown = open_output(args.markdown_path, "--markdown");
+  auto json = open_output(args.json_path, "--json");
+  std::printf("%s", report::folder_comparison_console(comparison).c_str());
+  if (markdown) {
+    *markdown << report::folder_comparison_markdown(comparison);
+    std::printf("markdown: %s\n", args.markdown_path.c_str());
+  }
+  if (json) {
+    *json << report::folder_comparison_json(comparison).dump(1) << "\n";
+    std::printf("json: %s\n", args.json_path.c_str());
+  }
+  const int regressed = comparison.count("regressed");
+  if (args.gate && regressed > 0) {
+    std::printf("gate failed: %d variant(s) regressed by more than %g%% in %s\n", regressed,
+                args.tolerance * 100, metric.id.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace speedbench

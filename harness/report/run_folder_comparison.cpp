@@ -1,0 +1,264 @@
+#include "harness/report/run_folder_comparison.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "harness/config/config_error.h"
+#include "harness/results/environment_identity.h"
+
+namespace speedbench::report {
+
+namespace {
+
+using WorkloadVariant = std::pair<std::string, std::string>;
+
+// The metric's values over the ok runs of one (workload, variant) of a folder, and, when they
+// cannot be compared, why: no ok run (the first record's status and message say what happened),
+// or ok runs without the metric (device syncs on a CPU, a target some runs never reached).
+struct Sample {
+  std::vector<double> values;
+  int ok = 0;
+  std::string missing;
+};
+
+Sample sample_of(const Results& results, const std::string& workload, const std::string& variant,
+                 const MetricInfo& metric) {
+  Sample sample;
+  const Record* first = nullptr;
+  for (const auto& record : results.records) {
+    if (record.workload != workload || record.variant != variant) continue;
+    if (first == nullptr) first = &record;
+    sample.ok += record.status == RunStatus::kOk;
+  }
+  sample.values = metric_values(results, workload, variant, metric);
+  if (first == nullptr) {
+    sample.missing = "no records";
+  } else if (sample.ok == 0) {
+    sample.missing = to_string(first->status) + (first->message.empty() ? "" : " (" +
+                                                                                   first->message +
+                                                                                   ")");
+  } else if (static_cast<int>(sample.values.size()) < sample.ok) {
+    sample.missing = metric.id + " measured in " + std::to_string(sample.values.size()) + " of " +
+                     std::to_string(sample.ok) + " ok runs";
+  }
+  return sample;
+}
+
+// "before: <why>; after: <why>" for the samples that cannot be compared, one reason once:
+// "before and after: <why>".
+std::string missing_text(const std::vector<std::pair<std::string, const Sample*>>& named) {
+  std::vector<std::pair<std::string, std::string>> reasons;  // (why, names), in first-seen order
+  for (const auto& [name, sample] : named) {
+    if (sample->missing.empty()) continue;
+    auto same = std::find_if(reasons.begin(), reasons.end(),
+                             [&](const auto& reason) { return reason.first == sample->missing; });
+    if (same == reasons.end()) {
+      reasons.emplace_back(sample->missing, name);
+    } else {
+      same->second += " and " + name;
+    }
+  }
+  std::string text;
+  for (const auto& [why, names] : reasons) text += (text.empty() ? "" : "; ") + names + ": " + why;
+  return text;
+}
+
+std::vector<WorkloadVariant> variants_in_order(const Results& results) {
+  std::vector<WorkloadVariant> order;
+  std::set<WorkloadVariant> seen;
+  for (const auto& record : results.records) {
+    if (seen.insert({record.workload, record.variant}).second)
+      order.emplace_back(record.workload, record.variant);
+  }
+  return order;
+}
+
+const Record* first_record(const Results& results, const WorkloadVariant& which) {
+  for (const auto& record : results.records) {
+    if (record.workload == which.first && record.variant == which.second) return &record;
+  }
+  return nullptr;
+}
+
+// The config fields two records' configs differ in ("max_steps", "model.widths"), the seed left
+// out: a suite gives repetition k the seed base + k on every variant.
+std::vector<std::string> config_differences(nlohmann::json before, nlohmann::json after) {
+  before.erase("seed");
+  after.erase("seed");
+  std::set<std::string> fields;
+  for (const auto& operation : nlohmann::json::diff(before, after)) {
+    std::string path = operation.at("path").get<std::string>();
+    // "/model/widths/1" -> "model.widths": an array is one field.
+    while (!path.empty()) {
+      const auto slash = path.rfind('/');
+      const std::string last = path.substr(slash + 1);
+      const bool index = !last.empty() && std::all_of(last.begin(), last.end(), [](char ch) {
+        return std::isdigit(static_cast<unsigned char>(ch)) != 0;
+      });
+      if (!index) break;
+      path.erase(slash);
+    }
+    if (!path.empty() && path.front() == '/') path.erase(0, 1);
+    std::replace(path.begin(), path.end(), '/', '.');
+    fields.insert(path);
+  }
+  return {fields.begin(), fields.end()};
+}
+
+// Each identity key's distinct values in a folder's records, as text.
+std::map<std::string, std::set<std::string>> identity_values(const Results& results) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& record : results.records) {
+    for (const auto& [key, value] : environment_identity(record.environment))
+      values[key].insert(identity_value_text(value));
+  }
+  return values;
+}
+
+std::vector<IdentityDifference> identity_differences(const Results& before,
+                                                     const Results& after) {
+  const auto before_values = identity_values(before);
+  const auto after_values = identity_values(after);
+  std::vector<IdentityDifference> differences;
+  for (const auto& [key, values] : before_values) {
+    const auto other = after_values.find(key);
+    // A key only one side has (records written before it existed) is not a difference.
+    if (other == after_values.end() || other->second == values) continue;
+    differences.push_back({key, {values.begin(), values.end()},
+                           {other->second.begin(), other->second.end()}});
+  }
+  return differences;
+}
+
+VariantChange compare_variant(const Results& before, const Results& after,
+                              const WorkloadVariant& which, const MetricInfo& metric,
+                              double tolerance) {
+  VariantChange change;
+  change.workload = which.first;
+  change.variant = which.second;
+  const auto before_sample = sample_of(before, which.first, which.second, metric);
+  const auto after_sample = sample_of(after, which.first, which.second, metric);
+  change.before_ok = before_sample.ok;
+  change.after_ok = after_sample.ok;
+  change.config_differences =
+      config_differences(first_record(before, which)->config, first_record(after, which)->config);
+  change.reason = missing_text({{"before", &before_sample}, {"after", &after_sample}});
+  if (change.reason.empty()) {
+    change.change = compare_samples(before_sample.values, after_sample.values, metric);
+    change.reason = change.change.note;
+  }
+  change.verdict = change.change.defined
+                       ? change_verdict(change.change.interval, metric.lower_is_better, tolerance,
+                                        std::min(change.change.n_baseline, change.change.n_variant))
+                       : "not_compared";
+  return change;
+}
+
+EffectChange compare_effect(const Results& before, const Results& after, const Comparison& c,
+                            const MetricInfo& metric, double tolerance) {
+  EffectChange effect;
+  effect.workload = c.workload;
+  effect.label = c.label;
+  effect.variant = c.variant;
+  effect.baseline = c.baseline;
+  const Sample samples[] = {sample_of(before, c.workload, c.baseline, metric),
+                            sample_of(before, c.workload, c.variant, metric),
+                            sample_of(after, c.workload, c.baseline, metric),
+                            sample_of(after, c.workload, c.variant, metric)};
+  effect.reason = missing_text({{"before, " + c.baseline, &samples[0]},
+                                {"before, " + c.variant, &samples[1]},
+                                {"after, " + c.baseline, &samples[2]},
+                                {"after, " + c.variant, &samples[3]}});
+  effect.verdict = "not_compared";
+  if (!effect.reason.empty()) return effect;
+  effect.before = compare_samples(samples[0].values, samples[1].values, metric);
+  effect.after = compare_samples(samples[2].values, samples[3].values, metric);
+  if (!effect.before.defined || !effect.after.defined) {
+    effect.reason = effect.before.defined ? effect.after.note : effect.before.note;
+    return effect;
+  }
+  effect.change = measure::bootstrap_ratio_of_ratios(samples[0].values, samples[1].values,
+                                                     samples[2].values, samples[3].values);
+  effect.defined = true;
+  int fewest = static_cast<int>(samples[0].values.size());
+  for (const auto& sample : samples) fewest = std::min(fewest, static_cast<int>(sample.values.size()));
+  // A larger ratio is a larger effect: better where the metric's higher values are.
+  effect.verdict = change_verdict(effect.change, metric.lower_is_better, tolerance, fewest);
+  return effect;
+}
+
+}  // namespace
+
+std::string change_verdict(const measure::Interval& interval, bool lower_is_better,
+                           double tolerance, int fewest_runs_on_a_side) {
+  if (fewest_runs_on_a_side < 2) return "inconclusive";
+  const double low = 1 - tolerance, high = 1 + tolerance;
+  if (interval.low >= low && interval.high <= high) return "unchanged";
+  if (interval.low > high) return lower_is_better ? "regressed" : "improved";
+  if (interval.high < low) return lower_is_better ? "improved" : "regressed";
+  return "inconclusive";
+}
+
+std::vector<std::string> comparable_metric_ids() {
+  std::vector<std::string> ids;
+  for (const auto& metric : report_metrics()) {
+    if (metric.ratio) ids.push_back(metric.id);
+  }
+  return ids;
+}
+
+int FolderComparison::count(const std::string& verdict) const {
+  return static_cast<int>(std::count_if(variants.begin(), variants.end(),
+                                        [&](const auto& v) { return v.verdict == verdict; }));
+}
+
+FolderComparison compare_folders(const Results& before, const Results& after,
+                                 const MetricInfo& metric, double tolerance) {
+  FolderComparison c;
+  c.before_folder = before.folder;
+  c.after_folder = after.folder;
+  c.before_suite = before.suite;
+  c.after_suite = after.suite;
+  c.before_records = before.records.size();
+  c.after_records = after.records.size();
+  c.metric = &metric;
+  c.tolerance = tolerance;
+  c.identity_differences = identity_differences(before, after);
+
+  const auto before_order = variants_in_order(before);
+  const auto after_order = variants_in_order(after);
+  const std::set<WorkloadVariant> in_before(before_order.begin(), before_order.end());
+  const std::set<WorkloadVariant> in_after(after_order.begin(), after_order.end());
+  for (const auto& which : before_order) {
+    if (in_after.count(which) == 0) {
+      c.only_before.push_back(which.first + "/" + which.second);
+      continue;
+    }
+    c.variants.push_back(compare_variant(before, after, which, metric, tolerance));
+  }
+  for (const auto& which : after_order) {
+    if (in_before.count(which) == 0) c.only_after.push_back(which.first + "/" + which.second);
+  }
+  if (c.variants.empty()) {
+    throw ConfigError(after.records_path, "",
+                      "shares no (workload, variant) with " + before.records_path +
+                          ": nothing to compare (compare takes two runs of one suite, or of "
+                          "suites with common workloads and variants)");
+  }
+
+  const auto after_comparisons = planned_comparisons(after);
+  for (const auto& comparison : planned_comparisons(before)) {
+    const bool in_both = std::any_of(
+        after_comparisons.begin(), after_comparisons.end(), [&](const Comparison& other) {
+          return other.workload == comparison.workload && other.variant == comparison.variant &&
+                 other.baseline == comparison.baseline;
+        });
+    if (in_both) c.effects.push_back(compare_effect(before, after, comparison, metric, tolerance));
+  }
+  return c;
+}
+
+}  // namespace speedbench::report

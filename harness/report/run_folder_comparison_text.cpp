@@ -1,0 +1,240 @@
+// The forms of a folder comparison (run_folder_comparison.h): console, markdown, JSON.
+#include <cstdio>
+#include <sstream>
+
+#include "harness/report/report_text.h"
+#include "harness/report/run_folder_comparison.h"
+
+namespace speedbench::report {
+
+namespace {
+
+// A median in the metric's unit; bytes in MiB.
+std::string median_text(double value, const MetricInfo& metric) {
+  if (metric.unit == "bytes") return format_number("%.4g", value / (1024.0 * 1024.0)) + " MiB";
+  return format_number("%.4g", value) + " " + metric.unit;
+}
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+std::string runs_text(int before, int after) {
+  return std::to_string(before) + "/" + std::to_string(after);
+}
+
+std::string change_text(const VariantChange& v) {
+  return v.change.defined ? ratio_text(v.change.interval) : "-";
+}
+
+std::string effect_side_text(const MetricComparison& m) {
+  return m.defined ? ratio_text(m.interval) : "-";
+}
+
+std::string metric_line(const FolderComparison& c) {
+  return c.metric->id + " (" + c.metric->unit + ", " +
+         (c.metric->lower_is_better ? "lower" : "higher") + " is better), tolerance " +
+         format_number("%g", c.tolerance * 100) + "%";
+}
+
+std::string verdict_counts(const FolderComparison& c) {
+  std::string text = std::to_string(c.variants.size()) + " variants in both:";
+  for (const char* verdict : {"improved", "regressed", "unchanged", "inconclusive", "not_compared"})
+    text += std::string(" ") + std::to_string(c.count(verdict)) + " " + verdict + ",";
+  text.pop_back();
+  return text;
+}
+
+bool few_runs(const FolderComparison& c) {
+  for (const auto& v : c.variants) {
+    if (v.change.defined && has_few_runs(v.change)) return true;
+  }
+  return false;
+}
+
+std::string identity_values_text(const std::vector<std::string>& values) {
+  return joined(values, ", ");
+}
+
+}  // namespace
+
+std::string folder_comparison_console(const FolderComparison& c) {
+  std::ostringstream out;
+  char line[320];
+  out << "compare " << metric_line(c) << "\n";
+  out << "before: " << c.before_folder << " (suite " << c.before_suite << ", "
+      << c.before_records << " records)\n";
+  out << "after:  " << c.after_folder << " (suite " << c.after_suite << ", " << c.after_records
+      << " records)\n";
+  if (!c.identity_differences.empty()) {
+    out << "the folders differ in machine or build (the ratios measure that too):\n";
+    for (const auto& d : c.identity_differences) {
+      out << "  " << d.key << ": " << identity_values_text(d.before) << " before; "
+          << identity_values_text(d.after) << " after\n";
+    }
+  }
+  out << "\nvariants, after / before:\n";
+  std::snprintf(line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s\n", "workload",
+                "variant", "n", "before median", "after median", "after/before [95% CI]",
+                "verdict");
+  out << line;
+  for (const auto& v : c.variants) {
+    const bool compared = v.change.defined;
+    std::snprintf(
+        line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s%s%s\n", v.workload.c_str(),
+        v.variant.c_str(), runs_text(v.before_ok, v.after_ok).c_str(),
+        compared ? median_text(v.change.baseline_median, *c.metric).c_str() : "-",
+        compared ? median_text(v.change.variant_median, *c.metric).c_str() : "-",
+        change_text(v).c_str(), v.verdict.c_str(), v.reason.empty() ? "" : ": ",
+        v.reason.substr(0, 100).c_str());
+    out << line;
+  }
+  if (!c.effects.empty()) {
+    out << "\ntechnique effects (variant / baseline), before and after:\n";
+    std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s\n", "workload",
+                  "technique", "before", "after", "change [95% CI]", "verdict");
+    out << line;
+    for (const auto& e : c.effects) {
+      std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s%s%.100s\n",
+                    e.workload.c_str(), e.label.c_str(), effect_side_text(e.before).c_str(),
+                    effect_side_text(e.after).c_str(),
+                    e.defined ? ratio_text(e.change).c_str() : "-", e.verdict.c_str(),
+                    e.reason.empty() ? "" : ": ", e.reason.c_str());
+      out << line;
+    }
+  }
+  if (!c.only_before.empty())
+    out << "\nonly before (" << c.only_before.size() << "): " << joined(c.only_before, ", ") << "\n";
+  if (!c.only_after.empty())
+    out << "only after (" << c.only_after.size() << "): " << joined(c.only_after, ", ") << "\n";
+  out << "\n" << verdict_counts(c) << "\n";
+  if (few_runs(c)) {
+    out << "note: fewer than " << kMinRunsPerSide
+        << " runs a side: the 95% intervals undercover, so a verdict may be wrong more often than "
+           "1 in 20 (README, Measurement notes)\n";
+  }
+  return out.str();
+}
+
+std::string folder_comparison_markdown(const FolderComparison& c) {
+  std::ostringstream out;
+  out << "# Comparison of two run folders\n\n";
+  out << "- before: `" << c.before_folder << "` (suite `" << c.before_suite << "`, "
+      << c.before_records << " records)\n";
+  out << "- after: `" << c.after_folder << "` (suite `" << c.after_suite << "`, "
+      << c.after_records << " records)\n";
+  out << "- metric: " << metric_line(c) << "\n";
+  out << "- " << verdict_counts(c) << "\n\n";
+  out << "A verdict reads the bootstrap 95% interval of after / before against 1 +- the "
+         "tolerance: `regressed` or `improved` when the interval lies wholly beyond it on one "
+         "side, `unchanged` when it lies wholly within it, `inconclusive` otherwise or with fewer "
+         "than 2 runs a side. The variants' ratios compare runs made at different times, so they "
+         "also measure whatever else changed on the machine in between (its load, its clocks); "
+         "a technique's effect is a ratio within each folder, whose interleaved runs cancel such "
+         "drift.";
+  if (few_runs(c)) {
+    out << " **Fewer than " << kMinRunsPerSide
+        << " runs a side**: the intervals undercover, so a verdict may be wrong more often than 1 "
+           "in 20.";
+  }
+  out << "\n\n";
+  if (!c.identity_differences.empty()) {
+    out << "## The folders differ in machine or build\n\nThe ratios measure these differences "
+           "as well as time.\n\n";
+    out << table_header({"key", "before", "after"});
+    for (const auto& d : c.identity_differences) {
+      out << table_row({d.key, identity_values_text(d.before), identity_values_text(d.after)});
+    }
+    out << "\n";
+  }
+  out << "## Variants, after / before\n\n";
+  out << table_header({"workload", "variant", "ok runs before/after", "before median",
+                       "after median", "after / before [95% CI]", "p (U test)", "verdict",
+                       "notes"});
+  for (const auto& v : c.variants) {
+    std::string notes = v.reason;
+    if (!v.config_differences.empty()) {
+      notes += (notes.empty() ? "" : "; ") + std::string("configs differ in ") +
+               joined(v.config_differences, ", ");
+    }
+    const bool compared = v.change.defined;
+    out << table_row({v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
+                      compared ? median_text(v.change.baseline_median, *c.metric) : "-",
+                      compared ? median_text(v.change.variant_median, *c.metric) : "-",
+                      change_text(v), compared ? format_number("%.2g", v.change.p_value) : "-",
+                      v.verdict == "regressed" ? "**regressed**" : v.verdict, notes});
+  }
+  if (!c.effects.empty()) {
+    out << "\n## Technique effects, before and after\n\nEach technique's ratio to its baseline "
+           "in each folder, and how it changed: (after's ratio) / (before's ratio), resampling "
+           "all four sets of runs.\n\n";
+    out << table_header({"workload", "technique", "before", "after", "change [95% CI]", "verdict",
+                         "notes"});
+    for (const auto& e : c.effects) {
+      out << table_row({e.workload, e.label, effect_side_text(e.before),
+                        effect_side_text(e.after), e.defined ? ratio_text(e.change) : "-",
+                        e.verdict, e.reason});
+    }
+  }
+  if (!c.only_before.empty() || !c.only_after.empty()) {
+    out << "\n## In one folder only\n\n";
+    if (!c.only_before.empty()) out << "- before: " << joined(c.only_before, ", ") << "\n";
+    if (!c.only_after.empty()) out << "- after: " << joined(c.only_after, ", ") << "\n";
+  }
+  return out.str();
+}
+
+nlohmann::json folder_comparison_json(const FolderComparison& c) {
+  auto interval_json = [](const measure::Interval& i) {
+    return nlohmann::json{{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}};
+  };
+  nlohmann::json identity = nlohmann::json::array();
+  for (const auto& d : c.identity_differences)
+    identity.push_back({{"key", d.key}, {"before", d.before}, {"after", d.after}});
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& v : c.variants) {
+    nlohmann::json j = {{"workload", v.workload},
+                        {"variant", v.variant},
+                        {"before_ok", v.before_ok},
+                        {"after_ok", v.after_ok},
+                        {"verdict", v.verdict},
+                        {"reason", v.reason},
+                        {"config_differences", v.config_differences}};
+    if (v.change.defined) {
+      j["n_before"] = v.change.n_baseline;
+      j["n_after"] = v.change.n_variant;
+      j["before_median"] = v.change.baseline_median;
+      j["after_median"] = v.change.variant_median;
+      j["change"] = interval_json(v.change.interval);
+      j["p_value"] = v.change.p_value;
+    }
+    variants.push_back(j);
+  }
+  nlohmann::json effects = nlohmann::json::array();
+  for (const auto& e : c.effects) {
+    nlohmann::json j = {{"workload", e.workload}, {"label", e.label},     {"variant", e.variant},
+                        {"baseline", e.baseline}, {"verdict", e.verdict}, {"reason", e.reason}};
+    if (e.defined) {
+      j["before"] = interval_json(e.before.interval);
+      j["after"] = interval_json(e.after.interval);
+      j["change"] = interval_json(e.change);
+    }
+    effects.push_back(j);
+  }
+  return {{"before", {{"folder", c.before_folder}, {"suite", c.before_suite},
+                      {"records", c.before_records}}},
+          {"after", {{"folder", c.after_folder}, {"suite", c.after_suite},
+                     {"records", c.after_records}}},
+          {"metric", c.metric->id},
+          {"lower_is_better", c.metric->lower_is_better},
+          {"tolerance", c.tolerance},
+          {"identity_differences", identity},
+          {"variants", variants},
+          {"effects", effects},
+          {"only_before", c.only_before},
+          {"only_after", c.only_after}};
+}
+
+}  // namespace speedbench::report

@@ -1,0 +1,191 @@
+// `speedbench compare` on synthetic run folders: each variant's after / before with its verdict,
+// the change of each technique's effect, what cannot be compared and why, and the machine, build
+// and config differences it names.
+#include <gtest/gtest.h>
+
+#include "harness/config/config_error.h"
+#include "harness/report/run_folder_comparison.h"
+#include "test_support.h"
+
+namespace speedbench::report {
+namespace {
+
+using speedbench::testing::synthetic_record;
+
+// Repetition k of `variant` at throughputs[k] samples/s and `bytes` of peak memory.
+std::vector<Record> runs(const std::string& variant, const std::vector<double>& throughputs,
+                         int64_t bytes = 1000) {
+  std::vector<Record> records;
+  for (size_t k = 0; k < throughputs.size(); ++k) {
+    records.push_back(
+        synthetic_record("w", variant, static_cast<int64_t>(k), throughputs[k], bytes));
+  }
+  return records;
+}
+
+Results folder(const std::string& name, const std::vector<std::vector<Record>>& variants) {
+  Results results;
+  results.folder = name;
+  results.records_path = name + "/runs.jsonl";
+  for (const auto& records : variants)
+    results.records.insert(results.records.end(), records.begin(), records.end());
+  results.suite = "synthetic";
+  results.device = "cpu";
+  return results;
+}
+
+const VariantChange& variant_of(const FolderComparison& c, const std::string& variant) {
+  for (const auto& v : c.variants) {
+    if (v.variant == variant) return v;
+  }
+  throw std::runtime_error("no variant " + variant);
+}
+
+TEST(FolderComparisonTest, ASlowerVariantRegressesAnEqualOneIsUnchangedAndEffectsAreCompared) {
+  // After: the baseline runs at half the speed, the "fast" variant as before.
+  const auto before = folder("before", {runs("baseline", {100, 100, 100, 100, 100}, 1000),
+                                        runs("fast", {150, 150, 150, 150, 150}, 500)});
+  const auto after = folder("after", {runs("baseline", {50, 50, 50, 50, 50}, 1000),
+                                      runs("fast", {150, 150, 150, 150, 150}, 1000)});
+  const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
+  ASSERT_EQ(c.variants.size(), 2u);
+  const auto& baseline = variant_of(c, "baseline");
+  EXPECT_EQ(baseline.verdict, "regressed");
+  EXPECT_DOUBLE_EQ(baseline.change.interval.estimate, 0.5);
+  EXPECT_DOUBLE_EQ(baseline.change.baseline_median, 100);
+  EXPECT_DOUBLE_EQ(baseline.change.variant_median, 50);
+  EXPECT_EQ(baseline.before_ok, 5);
+  EXPECT_EQ(variant_of(c, "fast").verdict, "unchanged");
+  EXPECT_EQ(c.count("regressed"), 1);
+  // The technique's effect: 1.5x before, 3x after; it doubled.
+  ASSERT_EQ(c.effects.size(), 1u);
+  const auto& effect = c.effects[0];
+  EXPECT_EQ(effect.label, "fast");
+  ASSERT_TRUE(effect.defined);
+  EXPECT_DOUBLE_EQ(effect.before.interval.estimate, 1.5);
+  EXPECT_DOUBLE_EQ(effect.after.interval.estimate, 3.0);
+  EXPECT_DOUBLE_EQ(effect.change.estimate, 2.0);
+  EXPECT_EQ(effect.verdict, "improved");
+
+  // Memory, where lower is better: "fast" doubled its peak.
+  const auto memory = compare_folders(before, after, *find_metric("peak_bytes"), 0.05);
+  EXPECT_EQ(variant_of(memory, "fast").verdict, "regressed");
+  EXPECT_EQ(variant_of(memory, "baseline").verdict, "unchanged");
+  EXPECT_EQ(memory.effects[0].verdict, "regressed");  // its saving (0.5x) is gone (1x)
+
+  const auto json = folder_comparison_json(c);
+  EXPECT_EQ(json["variants"][0]["verdict"], "regressed");
+  EXPECT_DOUBLE_EQ(json["effects"][0]["change"]["estimate"].get<double>(), 2.0);
+  const auto markdown = folder_comparison_markdown(c);
+  EXPECT_NE(markdown.find("| w | baseline | 5/5 | 100 samples/s | 50 samples/s | 0.5x [0.5, 0.5] |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(folder_comparison_console(c).find("2 variants in both: 0 improved, 1 regressed, 1 "
+                                              "unchanged, 0 inconclusive, 0 not_compared"),
+            std::string::npos);
+}
+
+TEST(FolderComparisonTest, TheVerdictReadsTheIntervalAgainstTheTolerance) {
+  auto verdict = [](double low, double high, bool lower_is_better, double tolerance = 0.05,
+                    int runs = 5) {
+    return change_verdict({(low + high) / 2, low, high}, lower_is_better, tolerance, runs);
+  };
+  EXPECT_EQ(verdict(0.97, 1.04, false), "unchanged");
+  EXPECT_EQ(verdict(0.95, 1.05, true), "unchanged");  // the bounds belong to "unchanged"
+  EXPECT_EQ(verdict(0.8, 0.9, false), "regressed");
+  EXPECT_EQ(verdict(0.8, 0.9, true), "improved");
+  EXPECT_EQ(verdict(1.1, 1.2, false), "improved");
+  EXPECT_EQ(verdict(1.1, 1.2, true), "regressed");
+  EXPECT_EQ(verdict(0.9, 0.96, false), "inconclusive");  // slower, but maybe within 5%
+  EXPECT_EQ(verdict(0.9, 1.1, false), "inconclusive");
+  EXPECT_EQ(verdict(0.8, 0.9, false, 0.05, 1), "inconclusive");  // one run on a side
+  EXPECT_EQ(verdict(1.0, 1.0, false, 0.0), "unchanged");         // no tolerance: exactly 1
+  EXPECT_EQ(verdict(1.0, 1.01, false, 0.0), "inconclusive");
+  EXPECT_EQ(verdict(0.97, 0.99, false, 0.0), "regressed");
+}
+
+TEST(FolderComparisonTest, WhatCannotBeComparedSaysWhy) {
+  auto not_applicable = runs("gpu_only", {0, 0, 0});
+  for (auto& r : not_applicable) {
+    r.status = RunStatus::kNotApplicable;
+    r.message = "needs cuda";
+  }
+  auto crashed = runs("crashy", {0});
+  crashed[0].status = RunStatus::kCrashed;
+  crashed[0].message = "killed by SIGSEGV";
+  const auto before = folder("before", {runs("baseline", {100, 100, 100}), not_applicable,
+                                        runs("crashy", {90, 90, 90}), runs("gone", {1, 1, 1})});
+  const auto after = folder("after", {runs("baseline", {100, 100, 100}), not_applicable, crashed,
+                                      runs("new", {1, 1, 1})});
+  const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
+  EXPECT_EQ(c.only_before, std::vector<std::string>{"w/gone"});
+  EXPECT_EQ(c.only_after, std::vector<std::string>{"w/new"});
+  EXPECT_EQ(variant_of(c, "gpu_only").verdict, "not_compared");
+  EXPECT_EQ(variant_of(c, "gpu_only").reason, "before and after: not_applicable (needs cuda)");
+  EXPECT_EQ(variant_of(c, "crashy").reason, "after: crashed (killed by SIGSEGV)");
+  EXPECT_EQ(variant_of(c, "baseline").verdict, "unchanged");
+  ASSERT_EQ(c.effects.size(), 2u);  // gpu_only and crashy: the only comparisons in both
+  EXPECT_EQ(c.effects[0].label, "gpu_only");
+  EXPECT_EQ(c.effects[0].reason,
+            "before, gpu_only and after, gpu_only: not_applicable (needs cuda)");
+  EXPECT_EQ(c.effects[1].verdict, "not_compared");
+
+  // A metric that some ok runs lack: medians over the others would not be honest.
+  auto before_target = runs("baseline", {100, 100, 100});
+  auto after_target = runs("baseline", {100, 100, 100});
+  for (auto& r : before_target) r.metrics.time_to_target_s = 10.0;
+  after_target[0].metrics.time_to_target_s = 12.0;
+  after_target[1].metrics.time_to_target_s = 11.0;
+  const auto targets = compare_folders(folder("before", {before_target}),
+                                       folder("after", {after_target}),
+                                       *find_metric("time_to_target"), 0.05);
+  EXPECT_EQ(targets.variants[0].verdict, "not_compared");
+  EXPECT_EQ(targets.variants[0].reason, "after: time_to_target measured in 2 of 3 ok runs");
+}
+
+TEST(FolderComparisonTest, NamesTheMachineBuildAndConfigDifferences) {
+  auto before_runs = runs("baseline", {100, 100});
+  auto after_runs = runs("baseline", {100, 100});
+  for (auto& r : before_runs) {
+    r.environment = {{"host", "a"}, {"git_commit", "1234"}};
+    r.config["max_steps"] = 20;
+    r.config["model"] = {{"widths", {4, 16}}};
+    r.config["seed"] = r.seed;
+  }
+  for (auto& r : after_runs) {
+    // cpu_isa: a key the earlier records lack is no difference.
+    r.environment = {{"host", "b"}, {"git_commit", "1234"}, {"cpu_isa", {{"avx2", true}}}};
+    r.config["max_steps"] = 40;
+    r.config["model"] = {{"widths", {4, 8}}};
+    r.config["seed"] = r.seed + 100;
+  }
+  const auto c = compare_folders(folder("before", {before_runs}), folder("after", {after_runs}),
+                                 *find_metric("throughput"), 0.05);
+  ASSERT_EQ(c.identity_differences.size(), 1u);
+  EXPECT_EQ(c.identity_differences[0].key, "host");
+  EXPECT_EQ(c.identity_differences[0].before, std::vector<std::string>{"a"});
+  EXPECT_EQ(c.identity_differences[0].after, std::vector<std::string>{"b"});
+  EXPECT_EQ(c.variants[0].config_differences,
+            (std::vector<std::string>{"max_steps", "model.widths"}));
+  EXPECT_NE(folder_comparison_markdown(c).find("configs differ in max_steps, model.widths"),
+            std::string::npos);
+}
+
+TEST(FolderComparisonTest, FoldersWithNothingInCommonAreBadInput) {
+  const auto before = folder("before", {runs("baseline", {100})});
+  auto other = runs("baseline", {100});
+  for (auto& r : other) r.workload = "v";
+  try {
+    compare_folders(before, folder("after", {other}), *find_metric("throughput"), 0.05);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.file(), "after/runs.jsonl");
+    EXPECT_NE(error.message().find("shares no (workload, variant) with before/runs.jsonl"),
+              std::string::npos);
+  }
+  EXPECT_EQ(comparable_metric_ids().front(), "throughput");
+  for (const auto& id : comparable_metric_ids()) EXPECT_NE(id, "accuracy");  // a difference
+}
+
+}  // namespace
+}  // namespace speedbench::report
