@@ -77,8 +77,9 @@ TEST(FolderComparisonTest, ASlowerVariantRegressesAnEqualOneIsUnchangedAndEffect
   EXPECT_EQ(json["variants"][0]["verdict"], "regressed");
   EXPECT_DOUBLE_EQ(json["effects"][0]["change"]["estimate"].get<double>(), 2.0);
   const auto markdown = folder_comparison_markdown(c);
-  EXPECT_NE(markdown.find("| w | baseline | 5/5 | 100 samples/s | 50 samples/s | 0.5x [0.5, 0.5] |"),
-            std::string::npos)
+  EXPECT_NE(
+      markdown.find("| w | baseline | 5/5 | 100 samples/s | 50 samples/s | 0.5x [0.5, 0.5] |"),
+      std::string::npos)
       << markdown;
   EXPECT_NE(folder_comparison_console(c).find("2 variants in both: 0 improved, 1 regressed, 1 "
                                               "unchanged, 0 inconclusive, 0 not_compared"),
@@ -136,9 +137,9 @@ TEST(FolderComparisonTest, WhatCannotBeComparedSaysWhy) {
   for (auto& r : before_target) r.metrics.time_to_target_s = 10.0;
   after_target[0].metrics.time_to_target_s = 12.0;
   after_target[1].metrics.time_to_target_s = 11.0;
-  const auto targets = compare_folders(folder("before", {before_target}),
-                                       folder("after", {after_target}),
-                                       *find_metric("time_to_target"), 0.05);
+  const auto targets =
+      compare_folders(folder("before", {before_target}), folder("after", {after_target}),
+                      *find_metric("time_to_target"), 0.05);
   EXPECT_EQ(targets.variants[0].verdict, "not_compared");
   EXPECT_EQ(targets.variants[0].reason, "after: time_to_target measured in 2 of 3 ok runs");
 }
@@ -165,6 +166,11 @@ TEST(FolderComparisonTest, NamesTheMachineBuildAndConfigDifferences) {
   EXPECT_EQ(c.identity_differences[0].key, "host");
   EXPECT_EQ(c.identity_differences[0].before, std::vector<std::string>{"a"});
   EXPECT_EQ(c.identity_differences[0].after, std::vector<std::string>{"b"});
+  EXPECT_TRUE(c.identity_keys_only_before.empty());
+  EXPECT_EQ(c.identity_keys_only_after, std::vector<std::string>{"cpu_isa"});
+  EXPECT_NE(folder_comparison_console(c).find("only the after records name cpu_isa (the before "
+                                              "ones predate them)"),
+            std::string::npos);
   EXPECT_EQ(c.variants[0].config_differences,
             (std::vector<std::string>{"max_steps", "model.widths"}));
   EXPECT_NE(folder_comparison_markdown(c).find("configs differ in max_steps, model.widths"),

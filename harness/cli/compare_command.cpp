@@ -17,10 +17,10 @@ const report::MetricInfo& comparable_metric(const std::string& id) {
   if (metric == nullptr || !metric->ratio) {
     std::string names;
     for (const auto& name : ids) names += (names.empty() ? "" : ", ") + name;
-    throw ConfigError("command line", "--metric",
-                      "expected a ratio metric (" + names + "), got '" + id + "'" +
-                          (metric != nullptr ? " (a difference: it has no relative tolerance)"
-                                             : ""));
+    throw ConfigError(
+        "command line", "--metric",
+        "expected a ratio metric (" + names + "), got '" + id + "'" +
+            (metric != nullptr ? " (a difference: it has no relative tolerance)" : ""));
   }
   return *metric;
 }

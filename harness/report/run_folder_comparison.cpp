@@ -37,9 +37,8 @@ Sample sample_of(const Results& results, const std::string& workload, const std:
   if (first == nullptr) {
     sample.missing = "no records";
   } else if (sample.ok == 0) {
-    sample.missing = to_string(first->status) + (first->message.empty() ? "" : " (" +
-                                                                                   first->message +
-                                                                                   ")");
+    sample.missing =
+        to_string(first->status) + (first->message.empty() ? "" : " (" + first->message + ")");
   } else if (static_cast<int>(sample.values.size()) < sample.ok) {
     sample.missing = metric.id + " measured in " + std::to_string(sample.values.size()) + " of " +
                      std::to_string(sample.ok) + " ok runs";
@@ -118,19 +117,29 @@ std::map<std::string, std::set<std::string>> identity_values(const Results& resu
   return values;
 }
 
-std::vector<IdentityDifference> identity_differences(const Results& before,
-                                                     const Results& after) {
-  const auto before_values = identity_values(before);
-  const auto after_values = identity_values(after);
+std::vector<IdentityDifference> identity_differences(
+    const std::map<std::string, std::set<std::string>>& before_values,
+    const std::map<std::string, std::set<std::string>>& after_values) {
   std::vector<IdentityDifference> differences;
   for (const auto& [key, values] : before_values) {
     const auto other = after_values.find(key);
     // A key only one side has (records written before it existed) is not a difference.
     if (other == after_values.end() || other->second == values) continue;
-    differences.push_back({key, {values.begin(), values.end()},
-                           {other->second.begin(), other->second.end()}});
+    differences.push_back(
+        {key, {values.begin(), values.end()}, {other->second.begin(), other->second.end()}});
   }
   return differences;
+}
+
+// The top-level names ("cpu_isa" for "cpu_isa.avx2") of the keys `these` has and `others` lacks.
+std::vector<std::string> identity_keys_missing_from(
+    const std::map<std::string, std::set<std::string>>& these,
+    const std::map<std::string, std::set<std::string>>& others) {
+  std::set<std::string> names;
+  for (const auto& entry : these) {
+    if (others.count(entry.first) == 0) names.insert(entry.first.substr(0, entry.first.find('.')));
+  }
+  return {names.begin(), names.end()};
 }
 
 VariantChange compare_variant(const Results& before, const Results& after,
@@ -184,7 +193,8 @@ EffectChange compare_effect(const Results& before, const Results& after, const C
                                                      samples[2].values, samples[3].values);
   effect.defined = true;
   int fewest = static_cast<int>(samples[0].values.size());
-  for (const auto& sample : samples) fewest = std::min(fewest, static_cast<int>(sample.values.size()));
+  for (const auto& sample : samples)
+    fewest = std::min(fewest, static_cast<int>(sample.values.size()));
   // A larger ratio is a larger effect: better where the metric's higher values are.
   effect.verdict = change_verdict(effect.change, metric.lower_is_better, tolerance, fewest);
   return effect;
@@ -226,7 +236,11 @@ FolderComparison compare_folders(const Results& before, const Results& after,
   c.after_records = after.records.size();
   c.metric = &metric;
   c.tolerance = tolerance;
-  c.identity_differences = identity_differences(before, after);
+  const auto before_identity = identity_values(before);
+  const auto after_identity = identity_values(after);
+  c.identity_differences = identity_differences(before_identity, after_identity);
+  c.identity_keys_only_before = identity_keys_missing_from(before_identity, after_identity);
+  c.identity_keys_only_after = identity_keys_missing_from(after_identity, before_identity);
 
   const auto before_order = variants_in_order(before);
   const auto after_order = variants_in_order(after);

@@ -64,8 +64,11 @@ struct FolderComparison {
   const MetricInfo* metric = nullptr;
   double tolerance = 0.05;
   std::vector<IdentityDifference> identity_differences;
-  std::vector<VariantChange> variants;  // in BEFORE's order
-  std::vector<EffectChange> effects;    // in BEFORE's plan order
+  // Identity keys (top level: "cpu_isa" for its flags) that one folder's records have and the
+  // other's lack, written by a version that predates them: the machines may differ there unseen.
+  std::vector<std::string> identity_keys_only_before, identity_keys_only_after;
+  std::vector<VariantChange> variants;               // in BEFORE's order
+  std::vector<EffectChange> effects;                 // in BEFORE's plan order
   std::vector<std::string> only_before, only_after;  // "workload/variant"
 
   int count(const std::string& verdict) const;  // variants with this verdict

@@ -1,6 +1,7 @@
 // The forms of a folder comparison (run_folder_comparison.h): console, markdown, JSON.
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 #include "harness/report/report_text.h"
 #include "harness/report/run_folder_comparison.h"
@@ -12,7 +13,8 @@ namespace {
 // A median in the metric's unit; bytes in MiB.
 std::string median_text(double value, const MetricInfo& metric) {
   if (metric.unit == "bytes") return format_number("%.4g", value / (1024.0 * 1024.0)) + " MiB";
-  return format_number("%.4g", value) + " " + metric.unit;
+  // Whole numbers from 10,000 up: "14890", not "1.489e+04".
+  return format_number(value >= 1e4 ? "%.0f" : "%.4g", value) + " " + metric.unit;
 }
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator) {
@@ -54,6 +56,26 @@ bool few_runs(const FolderComparison& c) {
   return false;
 }
 
+// What the identity comparison cannot see: keys one side's records lack.
+std::vector<std::string> unseen_identity_lines(const FolderComparison& c) {
+  std::vector<std::string> lines;
+  for (const auto& [keys, side, other] :
+       {std::make_tuple(&c.identity_keys_only_before, "before", "after"),
+        std::make_tuple(&c.identity_keys_only_after, "after", "before")}) {
+    if (keys->empty()) continue;
+    lines.push_back(std::string("only the ") + side + " records name " + joined(*keys, ", ") +
+                    " (the " + other + " ones predate them): the machines may differ there unseen");
+  }
+  return lines;
+}
+
+// The first `most` items, and how many more.
+std::string first_items(const std::vector<std::string>& items, size_t most) {
+  if (items.size() <= most) return joined(items, ", ");
+  const std::vector<std::string> first(items.begin(), items.begin() + static_cast<long>(most));
+  return joined(first, ", ") + " and " + std::to_string(items.size() - most) + " more";
+}
+
 std::string identity_values_text(const std::vector<std::string>& values) {
   return joined(values, ", ");
 }
@@ -64,8 +86,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
   std::ostringstream out;
   char line[320];
   out << "compare " << metric_line(c) << "\n";
-  out << "before: " << c.before_folder << " (suite " << c.before_suite << ", "
-      << c.before_records << " records)\n";
+  out << "before: " << c.before_folder << " (suite " << c.before_suite << ", " << c.before_records
+      << " records)\n";
   out << "after:  " << c.after_folder << " (suite " << c.after_suite << ", " << c.after_records
       << " records)\n";
   if (!c.identity_differences.empty()) {
@@ -75,26 +97,25 @@ std::string folder_comparison_console(const FolderComparison& c) {
           << identity_values_text(d.after) << " after\n";
     }
   }
+  for (const auto& unseen : unseen_identity_lines(c)) out << unseen << "\n";
   out << "\nvariants, after / before:\n";
-  std::snprintf(line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s\n", "workload",
-                "variant", "n", "before median", "after median", "after/before [95% CI]",
-                "verdict");
+  std::snprintf(line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s\n", "workload", "variant",
+                "n", "before median", "after median", "after/before [95% CI]", "verdict");
   out << line;
   for (const auto& v : c.variants) {
     const bool compared = v.change.defined;
-    std::snprintf(
-        line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s%s%s\n", v.workload.c_str(),
-        v.variant.c_str(), runs_text(v.before_ok, v.after_ok).c_str(),
-        compared ? median_text(v.change.baseline_median, *c.metric).c_str() : "-",
-        compared ? median_text(v.change.variant_median, *c.metric).c_str() : "-",
-        change_text(v).c_str(), v.verdict.c_str(), v.reason.empty() ? "" : ": ",
-        v.reason.substr(0, 100).c_str());
+    std::snprintf(line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s%s%s\n",
+                  v.workload.c_str(), v.variant.c_str(), runs_text(v.before_ok, v.after_ok).c_str(),
+                  compared ? median_text(v.change.baseline_median, *c.metric).c_str() : "-",
+                  compared ? median_text(v.change.variant_median, *c.metric).c_str() : "-",
+                  change_text(v).c_str(), v.verdict.c_str(), v.reason.empty() ? "" : ": ",
+                  v.reason.substr(0, 100).c_str());
     out << line;
   }
   if (!c.effects.empty()) {
     out << "\ntechnique effects (variant / baseline), before and after:\n";
-    std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s\n", "workload",
-                  "technique", "before", "after", "change [95% CI]", "verdict");
+    std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s\n", "workload", "technique",
+                  "before", "after", "change [95% CI]", "verdict");
     out << line;
     for (const auto& e : c.effects) {
       std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s%s%.100s\n",
@@ -106,9 +127,10 @@ std::string folder_comparison_console(const FolderComparison& c) {
     }
   }
   if (!c.only_before.empty())
-    out << "\nonly before (" << c.only_before.size() << "): " << joined(c.only_before, ", ") << "\n";
+    out << "\nonly before (" << c.only_before.size() << "): " << first_items(c.only_before, 8)
+        << "\n";
   if (!c.only_after.empty())
-    out << "only after (" << c.only_after.size() << "): " << joined(c.only_after, ", ") << "\n";
+    out << "only after (" << c.only_after.size() << "): " << first_items(c.only_after, 8) << "\n";
   out << "\n" << verdict_counts(c) << "\n";
   if (few_runs(c)) {
     out << "note: fewer than " << kMinRunsPerSide
@@ -123,8 +145,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   out << "# Comparison of two run folders\n\n";
   out << "- before: `" << c.before_folder << "` (suite `" << c.before_suite << "`, "
       << c.before_records << " records)\n";
-  out << "- after: `" << c.after_folder << "` (suite `" << c.after_suite << "`, "
-      << c.after_records << " records)\n";
+  out << "- after: `" << c.after_folder << "` (suite `" << c.after_suite << "`, " << c.after_records
+      << " records)\n";
   out << "- metric: " << metric_line(c) << "\n";
   out << "- " << verdict_counts(c) << "\n\n";
   out << "A verdict reads the bootstrap 95% interval of after / before against 1 +- the "
@@ -149,6 +171,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     }
     out << "\n";
   }
+  for (const auto& unseen : unseen_identity_lines(c)) out << "Note: " << unseen << ".\n\n";
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",
                        "after median", "after / before [95% CI]", "p (U test)", "verdict",
@@ -170,12 +193,11 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     out << "\n## Technique effects, before and after\n\nEach technique's ratio to its baseline "
            "in each folder, and how it changed: (after's ratio) / (before's ratio), resampling "
            "all four sets of runs.\n\n";
-    out << table_header({"workload", "technique", "before", "after", "change [95% CI]", "verdict",
-                         "notes"});
+    out << table_header(
+        {"workload", "technique", "before", "after", "change [95% CI]", "verdict", "notes"});
     for (const auto& e : c.effects) {
-      out << table_row({e.workload, e.label, effect_side_text(e.before),
-                        effect_side_text(e.after), e.defined ? ratio_text(e.change) : "-",
-                        e.verdict, e.reason});
+      out << table_row({e.workload, e.label, effect_side_text(e.before), effect_side_text(e.after),
+                        e.defined ? ratio_text(e.change) : "-", e.verdict, e.reason});
     }
   }
   if (!c.only_before.empty() || !c.only_after.empty()) {
@@ -223,14 +245,16 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
     }
     effects.push_back(j);
   }
-  return {{"before", {{"folder", c.before_folder}, {"suite", c.before_suite},
-                      {"records", c.before_records}}},
-          {"after", {{"folder", c.after_folder}, {"suite", c.after_suite},
-                     {"records", c.after_records}}},
+  return {{"before",
+           {{"folder", c.before_folder}, {"suite", c.before_suite}, {"records", c.before_records}}},
+          {"after",
+           {{"folder", c.after_folder}, {"suite", c.after_suite}, {"records", c.after_records}}},
           {"metric", c.metric->id},
           {"lower_is_better", c.metric->lower_is_better},
           {"tolerance", c.tolerance},
           {"identity_differences", identity},
+          {"identity_keys_only_before", c.identity_keys_only_before},
+          {"identity_keys_only_after", c.identity_keys_only_after},
           {"variants", variants},
           {"effects", effects},
           {"only_before", c.only_before},
