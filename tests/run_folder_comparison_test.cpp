@@ -149,16 +149,17 @@ TEST(FolderComparisonTest, NamesTheMachineBuildAndConfigDifferences) {
   auto after_runs = runs("baseline", {100, 100});
   for (auto& r : before_runs) {
     r.environment = {{"host", "a"}, {"git_commit", "1234"}};
-    r.config["max_steps"] = 20;
-    r.config["model"] = {{"widths", {4, 16}}};
+    r.config["max_steps"] = 20;  // and the default model widths
     r.config["seed"] = r.seed;
   }
   for (auto& r : after_runs) {
     // cpu_isa: a key the earlier records lack is no difference.
     r.environment = {{"host", "b"}, {"git_commit", "1234"}, {"cpu_isa", {{"avx2", true}}}};
     r.config["max_steps"] = 40;
-    r.config["model"] = {{"widths", {4, 8}}};
+    r.config["model"] = {{"widths", {8, 16, 32}}};
     r.config["seed"] = r.seed + 100;
+    // A field the before records' version did not have, at its default: no difference.
+    r.config["data"] = {{"on_device", false}};
   }
   const auto c = compare_folders(folder("before", {before_runs}), folder("after", {after_runs}),
                                  *find_metric("throughput"), 0.05);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "harness/config/config_error.h"
+#include "harness/config/config_loader.h"
 #include "harness/results/environment_identity.h"
 
 namespace speedbench::report {
@@ -82,9 +83,23 @@ const Record* first_record(const Results& results, const WorkloadVariant& which)
   return nullptr;
 }
 
+// A record's config with today's defaults for the fields its version did not have yet (a field's
+// default is the behaviour from before it existed), so that a newer field is no difference; as
+// recorded when today's loader refuses it (a field since removed).
+nlohmann::json with_current_defaults(const nlohmann::json& config) {
+  try {
+    return train_config_to_json(train_config_from_json(config, ""));
+  } catch (const ConfigError&) {
+    return config;
+  }
+}
+
 // The config fields two records' configs differ in ("max_steps", "model.widths"), the seed left
 // out: a suite gives repetition k the seed base + k on every variant.
-std::vector<std::string> config_differences(nlohmann::json before, nlohmann::json after) {
+std::vector<std::string> config_differences(const nlohmann::json& before_config,
+                                            const nlohmann::json& after_config) {
+  auto before = with_current_defaults(before_config);
+  auto after = with_current_defaults(after_config);
   before.erase("seed");
   after.erase("seed");
   std::set<std::string> fields;
