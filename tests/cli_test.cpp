@@ -356,7 +356,8 @@ TEST(CliTest, CompareGatesOnARegressedVariantAndWritesItsForms) {
   const auto gated = run_command(compare + " --gate --markdown " + dir.file("c.md") + " --json " +
                                  dir.file("c.json"));
   EXPECT_EQ(gated.exit_code, 1) << gated.output;
-  EXPECT_NE(gated.output.find("gate failed: 1 variant(s) regressed by more than 5% in throughput"),
+  EXPECT_NE(gated.output.find("gate failed: 1 variant(s) regressed by more than 5% in throughput, "
+                              "0 failed"),
             std::string::npos)
       << gated.output;
   EXPECT_NE(read_text(dir.file("c.md")).find("**regressed**"), std::string::npos);
@@ -367,6 +368,21 @@ TEST(CliTest, CompareGatesOnARegressedVariantAndWritesItsForms) {
                                 dir.file("before/runs.jsonl") + " --gate --tolerance 0.2");
   EXPECT_EQ(same.exit_code, 0) << same.output;
   EXPECT_NE(same.output.find("0 regressed"), std::string::npos) << same.output;
+  // A variant that trained before and crashes after fails the gate too.
+  for (int rep = 0; rep < 5; ++rep) {
+    auto crashed = speedbench::testing::synthetic_record("w", "fast", rep, 0, 0);
+    crashed.status = RunStatus::kCrashed;
+    crashed.message = "killed by SIGSEGV";
+    append_record(dir.file("broken/runs.jsonl"),
+                  speedbench::testing::synthetic_record("w", "baseline", rep, 100, 1000));
+    append_record(dir.file("broken/runs.jsonl"), crashed);
+  }
+  const auto broken = run_command(speedbench_cli() + " compare " + dir.file("before") + " " +
+                                  dir.file("broken") + " --gate");
+  EXPECT_EQ(broken.exit_code, 1) << broken.output;
+  EXPECT_NE(broken.output.find("0 variant(s) regressed by more than 5% in throughput, 1 failed"),
+            std::string::npos)
+      << broken.output;
   // Memory instead of time: "fast" kept its bytes.
   const auto memory = run_command(compare + " --metric peak_bytes --gate");
   EXPECT_EQ(memory.exit_code, 0) << memory.output;

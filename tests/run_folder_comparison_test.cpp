@@ -81,8 +81,9 @@ TEST(FolderComparisonTest, ASlowerVariantRegressesAnEqualOneIsUnchangedAndEffect
       markdown.find("| w | baseline | 5/5 | 100 samples/s | 50 samples/s | 0.5x [0.5, 0.5] |"),
       std::string::npos)
       << markdown;
-  EXPECT_NE(folder_comparison_console(c).find("2 variants in both: 0 improved, 1 regressed, 1 "
-                                              "unchanged, 0 inconclusive, 0 not_compared"),
+  EXPECT_NE(folder_comparison_console(c).find("2 variants in both: 0 improved, 1 regressed, 0 "
+                                              "failed, 1 unchanged, 0 inconclusive, 0 "
+                                              "not_compared"),
             std::string::npos);
 }
 
@@ -123,7 +124,12 @@ TEST(FolderComparisonTest, WhatCannotBeComparedSaysWhy) {
   EXPECT_EQ(c.only_after, std::vector<std::string>{"w/new"});
   EXPECT_EQ(variant_of(c, "gpu_only").verdict, "not_compared");
   EXPECT_EQ(variant_of(c, "gpu_only").reason, "before and after: not_applicable (needs cuda)");
+  EXPECT_EQ(variant_of(c, "crashy").verdict, "failed");  // it trained before
   EXPECT_EQ(variant_of(c, "crashy").reason, "after: crashed (killed by SIGSEGV)");
+  EXPECT_EQ(c.count("failed"), 1);
+  // The other way round, a crash before is no failure of the after build.
+  const auto reversed = compare_folders(after, before, *find_metric("throughput"), 0.05);
+  EXPECT_EQ(variant_of(reversed, "crashy").verdict, "not_compared");
   EXPECT_EQ(variant_of(c, "baseline").verdict, "unchanged");
   ASSERT_EQ(c.effects.size(), 2u);  // gpu_only and crashy: the only comparisons in both
   EXPECT_EQ(c.effects[0].label, "gpu_only");

@@ -44,7 +44,7 @@ struct CompareArgs {
   std::string before_dir, after_dir;  // run folders or their runs.jsonl
   std::string metric = "throughput";
   double tolerance = 0.05;
-  bool gate = false;          // exit 1 when a variant regressed
+  bool gate = false;          // exit 1 when a variant regressed or failed
   std::string markdown_path;  // "" = none
   std::string json_path;      // "" = none
 };
@@ -74,7 +74,7 @@ int command_reproduce(const ReproduceArgs& args);  // 1 when an exact check diff
 // report_commands.cpp
 int command_report(const ReportArgs& args);  // writes report.md and summary.json into the folder
 int command_verify(const ReportArgs& args);  // 1 when a gating claim is not confirmed
-// compare_command.cpp: 1 with --gate when a variant regressed
+// compare_command.cpp: 1 with --gate when a variant regressed or failed
 int command_compare(const CompareArgs& args);
 
 }  // namespace speedbench

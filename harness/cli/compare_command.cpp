@@ -51,10 +51,12 @@ int command_compare(const CompareArgs& args) {
     *json << report::folder_comparison_json(comparison).dump(1) << "\n";
     std::printf("json: %s\n", args.json_path.c_str());
   }
-  const int regressed = comparison.count("regressed");
-  if (args.gate && regressed > 0) {
-    std::printf("gate failed: %d variant(s) regressed by more than %g%% in %s\n", regressed,
-                args.tolerance * 100, metric.id.c_str());
+  const int regressed = comparison.count("regressed"), failed = comparison.count("failed");
+  if (args.gate && regressed + failed > 0) {
+    std::printf(
+        "gate failed: %d variant(s) regressed by more than %g%% in %s, %d failed (no ok "
+        "run after)\n",
+        regressed, args.tolerance * 100, metric.id.c_str(), failed);
     return 1;
   }
   return 0;

@@ -23,6 +23,7 @@ struct Sample {
   std::vector<double> values;
   int ok = 0;
   std::string missing;
+  bool failed = false;  // runs, none ok, and not because the technique does not apply here
 };
 
 Sample sample_of(const Results& results, const std::string& workload, const std::string& variant,
@@ -40,6 +41,7 @@ Sample sample_of(const Results& results, const std::string& workload, const std:
   } else if (sample.ok == 0) {
     sample.missing =
         to_string(first->status) + (first->message.empty() ? "" : " (" + first->message + ")");
+    sample.failed = first->status != RunStatus::kNotApplicable;
   } else if (static_cast<int>(sample.values.size()) < sample.ok) {
     sample.missing = metric.id + " measured in " + std::to_string(sample.values.size()) + " of " +
                      std::to_string(sample.ok) + " ok runs";
@@ -174,10 +176,14 @@ VariantChange compare_variant(const Results& before, const Results& after,
     change.change = compare_samples(before_sample.values, after_sample.values, metric);
     change.reason = change.change.note;
   }
-  change.verdict = change.change.defined
-                       ? change_verdict(change.change.interval, metric.lower_is_better, tolerance,
-                                        std::min(change.change.n_baseline, change.change.n_variant))
-                       : "not_compared";
+  if (change.change.defined) {
+    change.verdict = change_verdict(change.change.interval, metric.lower_is_better, tolerance,
+                                    std::min(change.change.n_baseline, change.change.n_variant));
+  } else {
+    // A variant that trained before and now crashes, diverges or runs out of memory is the worst
+    // regression there is.
+    change.verdict = before_sample.ok > 0 && after_sample.failed ? "failed" : "not_compared";
+  }
   return change;
 }
 

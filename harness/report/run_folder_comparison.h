@@ -37,7 +37,9 @@ struct VariantChange {
   std::string workload, variant;
   int before_ok = 0, after_ok = 0;  // runs with status ok
   MetricComparison change;          // baseline = BEFORE's runs, variant = AFTER's
-  std::string verdict;              // change_verdict's, or "not_compared" (reason says why)
+  // change_verdict's; "failed" when it had ok runs before and none after (crashed, diverged, out
+  // of memory); else "not_compared" (reason says why: not applicable, a metric runs lack, ...).
+  std::string verdict;
   std::string reason;
   std::vector<std::string> config_differences;  // "max_steps", "techniques.amp" (seed left out)
 };

@@ -43,7 +43,8 @@ std::string metric_line(const FolderComparison& c) {
 
 std::string verdict_counts(const FolderComparison& c) {
   std::string text = std::to_string(c.variants.size()) + " variants in both:";
-  for (const char* verdict : {"improved", "regressed", "unchanged", "inconclusive", "not_compared"})
+  for (const char* verdict :
+       {"improved", "regressed", "failed", "unchanged", "inconclusive", "not_compared"})
     text += std::string(" ") + std::to_string(c.count(verdict)) + " " + verdict + ",";
   text.pop_back();
   return text;
@@ -152,7 +153,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   out << "A verdict reads the bootstrap 95% interval of after / before against 1 +- the "
          "tolerance: `regressed` or `improved` when the interval lies wholly beyond it on one "
          "side, `unchanged` when it lies wholly within it, `inconclusive` otherwise or with fewer "
-         "than 2 runs a side. The variants' ratios compare runs made at different times, so they "
+         "than 2 runs a side; `failed` when a variant had ok runs before and has none after. "
+         "The variants' ratios compare runs made at different times, so they "
          "also measure whatever else changed on the machine in between (its load, its clocks); "
          "a technique's effect is a ratio within each folder, whose interleaved runs cancel such "
          "drift.";
@@ -183,11 +185,13 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
                joined(v.config_differences, ", ");
     }
     const bool compared = v.change.defined;
-    out << table_row({v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
-                      compared ? median_text(v.change.baseline_median, *c.metric) : "-",
-                      compared ? median_text(v.change.variant_median, *c.metric) : "-",
-                      change_text(v), compared ? format_number("%.2g", v.change.p_value) : "-",
-                      v.verdict == "regressed" ? "**regressed**" : v.verdict, notes});
+    out << table_row(
+        {v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
+         compared ? median_text(v.change.baseline_median, *c.metric) : "-",
+         compared ? median_text(v.change.variant_median, *c.metric) : "-", change_text(v),
+         compared ? format_number("%.2g", v.change.p_value) : "-",
+         v.verdict == "regressed" || v.verdict == "failed" ? "**" + v.verdict + "**" : v.verdict,
+         notes});
   }
   if (!c.effects.empty()) {
     out << "\n## Technique effects, before and after\n\nEach technique's ratio to its baseline "
