@@ -27,11 +27,7 @@ std::string runs_text(int before, int after) {
   return std::to_string(before) + "/" + std::to_string(after);
 }
 
-std::string change_text(const VariantChange& v) {
-  return v.change.defined ? ratio_text(v.change.interval) : "-";
-}
-
-std::string effect_side_text(const MetricComparison& m) {
+std::string ratio_or_dash(const MetricComparison& m) {
   return m.defined ? ratio_text(m.interval) : "-";
 }
 
@@ -77,10 +73,6 @@ std::string first_items(const std::vector<std::string>& items, size_t most) {
   return joined(first, ", ") + " and " + std::to_string(items.size() - most) + " more";
 }
 
-std::string identity_values_text(const std::vector<std::string>& values) {
-  return joined(values, ", ");
-}
-
 }  // namespace
 
 std::string folder_comparison_console(const FolderComparison& c) {
@@ -94,8 +86,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
   if (!c.identity_differences.empty()) {
     out << "the folders differ in machine or build (the ratios measure that too):\n";
     for (const auto& d : c.identity_differences) {
-      out << "  " << d.key << ": " << identity_values_text(d.before) << " before; "
-          << identity_values_text(d.after) << " after\n";
+      out << "  " << d.key << ": " << joined(d.before, ", ") << " before; "
+          << joined(d.after, ", ") << " after\n";
     }
   }
   for (const auto& unseen : unseen_identity_lines(c)) out << unseen << "\n";
@@ -109,7 +101,7 @@ std::string folder_comparison_console(const FolderComparison& c) {
                   v.workload.c_str(), v.variant.c_str(), runs_text(v.before_ok, v.after_ok).c_str(),
                   compared ? median_text(v.change.baseline_median, *c.metric).c_str() : "-",
                   compared ? median_text(v.change.variant_median, *c.metric).c_str() : "-",
-                  change_text(v).c_str(), v.verdict.c_str(), v.reason.empty() ? "" : ": ",
+                  ratio_or_dash(v.change).c_str(), v.verdict.c_str(), v.reason.empty() ? "" : ": ",
                   v.reason.substr(0, 100).c_str());
     out << line;
   }
@@ -120,8 +112,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
     out << line;
     for (const auto& e : c.effects) {
       std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s%s%.100s\n",
-                    e.workload.c_str(), e.label.c_str(), effect_side_text(e.before).c_str(),
-                    effect_side_text(e.after).c_str(),
+                    e.workload.c_str(), e.label.c_str(), ratio_or_dash(e.before).c_str(),
+                    ratio_or_dash(e.after).c_str(),
                     e.defined ? ratio_text(e.change).c_str() : "-", e.verdict.c_str(),
                     e.reason.empty() ? "" : ": ", e.reason.c_str());
       out << line;
@@ -169,7 +161,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
            "as well as time.\n\n";
     out << table_header({"key", "before", "after"});
     for (const auto& d : c.identity_differences) {
-      out << table_row({d.key, identity_values_text(d.before), identity_values_text(d.after)});
+      out << table_row({d.key, joined(d.before, ", "), joined(d.after, ", ")});
     }
     out << "\n";
   }
@@ -188,7 +180,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     out << table_row(
         {v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
          compared ? median_text(v.change.baseline_median, *c.metric) : "-",
-         compared ? median_text(v.change.variant_median, *c.metric) : "-", change_text(v),
+         compared ? median_text(v.change.variant_median, *c.metric) : "-", ratio_or_dash(v.change),
          compared ? format_number("%.2g", v.change.p_value) : "-",
          v.verdict == "regressed" || v.verdict == "failed" ? "**" + v.verdict + "**" : v.verdict,
          notes});
@@ -200,7 +192,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     out << table_header(
         {"workload", "technique", "before", "after", "change [95% CI]", "verdict", "notes"});
     for (const auto& e : c.effects) {
-      out << table_row({e.workload, e.label, effect_side_text(e.before), effect_side_text(e.after),
+      out << table_row({e.workload, e.label, ratio_or_dash(e.before), ratio_or_dash(e.after),
                         e.defined ? ratio_text(e.change) : "-", e.verdict, e.reason});
     }
   }
