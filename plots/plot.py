@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plots of one speedbench run folder: PNG and SVG files in DIR/plots/.
 
-Usage: plots/plot.py RESULTS_DIR     (run with the project's venv python; scripts/plot finds it)
+Usage: plots/plot.py RESULTS_DIR | --compare COMPARE.json   (with the project's venv python;
+       scripts/plot finds it)
 
 Reads DIR/summary.json (written by `speedbench report DIR`) and DIR/runs.jsonl, and writes:
   speedup.*            throughput ratio per technique with its 95% interval; claimed ratios marked
@@ -10,6 +11,9 @@ Reads DIR/summary.json (written by `speedbench report DIR`) and DIR/runs.jsonl, 
   lr_schedule.*        the learning rate of every step, one line per variant (first repetition)
   lr_finder.*          the LR range test's curve, for each lr_find*.json in DIR
 Each figure names the suite, device and date; axes carry units and every bar its n.
+With --compare, the JSON of `speedbench compare --json FILE` instead, and next to it:
+  FILE-variants.*      after / before per variant with its 95% interval, the tolerance shaded
+  FILE-effects.*       each technique's ratio to its baseline in both folders, side by side
 """
 import json
 import os
@@ -43,6 +47,23 @@ def title(summary, what):
     return f"{what}: suite {summary['suite']}, {summary['device']}, {date}"
 
 
+def ratio_axis(ax, y, labels, xlabel):
+    """A log-scaled ratio axis with a line at 1x, and one labelled row per y."""
+    ax.axvline(1.0, color="grey", lw=1)
+    ax.set_xscale("log")  # ratios: 2x faster and 2x slower sit equally far from 1
+    low, high = ax.get_xlim()
+    ticks = (1 / 16, 1 / 8, 0.25, 0.5, 0.8, 0.9, 1, 1.1, 1.25, 2, 4, 8, 16, 32)
+    shown = [t for t in ticks if low <= t <= high]
+    if high / low > 3:  # a wide axis: powers of two only, or the labels collide
+        shown = [t for t in shown if t in (1 / 16, 1 / 8, 0.25, 0.5, 1, 2, 4, 8, 16, 32)]
+    ax.set_xticks(shown)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_xlabel(xlabel)
+
+
 def ratio_bars(summary, metric, xlabel, name, folder, written):
     """One horizontal bar per (workload, technique) with the metric's ratio and interval."""
     rows = []
@@ -68,15 +89,7 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
             ax.plot([threshold], [yi], marker="D", color="#1f4e79", ms=6,
                     label=None if marked else "claimed ratio")
             marked = True
-    ax.axvline(1.0, color="grey", lw=1)
-    ax.set_xscale("log")  # ratios: 2x faster and 2x slower sit equally far from 1
-    low, high = ax.get_xlim()
-    ax.set_xticks([t for t in (1 / 16, 1 / 8, 0.25, 0.5, 1, 2, 4, 8, 16, 32) if low <= t <= high])
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_yticks(y)
-    ax.set_yticklabels([r[0] for r in rows], fontsize=8)
-    ax.set_xlabel(xlabel)
+    ratio_axis(ax, y, [r[0] for r in rows], xlabel)
     ax.set_title(title(summary, name.replace("_", " ")), fontsize=10)
     if marked:
         ax.legend(loc="lower right", fontsize=8)
@@ -162,7 +175,82 @@ def lr_finders(summary, run_folder, folder, written):
         save(fig, folder, os.path.splitext(name)[0], written)
 
 
+def compare_title(comparison, what):
+    before = comparison["before"]["folder"].rstrip("/")
+    after = comparison["after"]["folder"].rstrip("/")
+    return f"{what}, {comparison['metric']}\nbefore {before}\nafter {after}"
+
+
+def interval_row(interval):
+    return interval["estimate"], interval["low"], interval["high"]
+
+
+def compare_variants(comparison, stem, written):
+    """after / before per variant with its interval; the tolerance band shaded."""
+    rows = [(f"{v['workload']} / {v['variant']} (n={v['n_before']}/{v['n_after']})",
+             *interval_row(v["change"]), v["verdict"])
+            for v in comparison["variants"] if "change" in v]
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 2.0))
+    y = np.arange(len(rows))[::-1]
+    tolerance = comparison["tolerance"]
+    ax.axvspan(1 - tolerance, 1 + tolerance, color="#dddddd", label=f"tolerance +-{tolerance:g}")
+    colors = {"regressed": "#c0504d", "improved": "#4c9a2a"}
+    for yi, (_, estimate, low, high, verdict) in zip(y, rows):
+        ax.errorbar([estimate], [yi], xerr=[[estimate - low], [high - estimate]], fmt="o",
+                    color=colors.get(verdict, "#555555"), capsize=3, lw=1)
+    ratio_axis(ax, y, [r[0] for r in rows], "after / before (x, median with 95% CI; red: "
+               "regressed, green: improved)")
+    ax.set_title(compare_title(comparison, "variants, after / before"), fontsize=9)
+    ax.legend(loc="best", fontsize=8)
+    save(fig, os.path.dirname(stem) or ".", os.path.basename(stem) + "-variants", written)
+
+
+def compare_effects(comparison, stem, written):
+    """Each technique's ratio to its baseline in both folders, side by side."""
+    rows = [(f"{e['workload']} / {e['label']} ({e['verdict']})", interval_row(e["before"]),
+             interval_row(e["after"])) for e in comparison["effects"] if "change" in e]
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 2.0))
+    y = np.arange(len(rows))[::-1]
+    for offset, side, color in ((0.15, 1, "#7f7f7f"), (-0.15, 2, "#1f4e79")):
+        estimates = np.array([r[side][0] for r in rows])
+        errors = np.array([[r[side][0] - r[side][1] for r in rows],
+                           [r[side][2] - r[side][0] for r in rows]])
+        ax.errorbar(estimates, y + offset, xerr=errors, fmt="o", color=color, capsize=3, lw=1,
+                    label="before" if side == 1 else "after")
+    ratio_axis(ax, y, [r[0] for r in rows], "variant / baseline (x, median with 95% CI)")
+    ax.set_title(compare_title(comparison, "technique effects"), fontsize=9)
+    ax.legend(loc="best", fontsize=8)
+    save(fig, os.path.dirname(stem) or ".", os.path.basename(stem) + "-effects", written)
+
+
+def plot_comparison(path):
+    """Figures of `speedbench compare --json PATH`, next to it: <name>-variants, <name>-effects."""
+    if not os.path.exists(path):
+        print(f"plot.py: error: {path} does not exist (write it with `speedbench compare BEFORE "
+              "AFTER --json FILE`)", file=sys.stderr)
+        return 2
+    with open(path) as f:
+        comparison = json.load(f)
+    if "variants" not in comparison or "effects" not in comparison:
+        print(f"plot.py: error: {path} is not the JSON of `speedbench compare --json`",
+              file=sys.stderr)
+        return 2
+    stem = os.path.splitext(path)[0]
+    written = []
+    compare_variants(comparison, stem, written)
+    compare_effects(comparison, stem, written)
+    for written_path in written:
+        print(written_path)
+    return 0
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--compare":
+        return plot_comparison(argv[2])
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2

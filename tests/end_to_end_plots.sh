@@ -1,6 +1,7 @@
 #!/bin/sh
-# End to end on a tiny suite: run -> lr-find -> report -> plots/plot.py. Every image must exist,
-# be non-empty, and the PNGs must be PNGs. Exit 77 (skipped) when the python has no matplotlib.
+# End to end on a tiny suite: run -> lr-find -> report -> plots/plot.py, then compare's figures.
+# Every image must exist, be non-empty, and the PNGs must be PNGs. Exit 77 (skipped) when the
+# python has no matplotlib.
 # Usage: end_to_end_plots.sh SPEEDBENCH PYTHON SOURCE_DIR
 set -eu
 speedbench=$1 python=$2 source=$3
@@ -30,5 +31,14 @@ for name in speedup memory time_to_accuracy lr_schedule lr_find; do
     [ -s "$dir/plots/$name.$ext" ] || { echo "missing or empty: $dir/plots/$name.$ext"; exit 1; }
   done
   [ "$(head -c 4 "$dir/plots/$name.png" | tail -c 3)" = "PNG" ] || { echo "not a PNG: $name.png"; exit 1; }
+done
+# compare's figures, of the folder against itself
+"$speedbench" compare "$dir" "$dir" --json "$work/compare.json"
+"$python" "$source/plots/plot.py" --compare "$work/compare.json"
+for name in compare-variants compare-effects; do
+  for ext in png svg; do
+    [ -s "$work/$name.$ext" ] || { echo "missing or empty: $work/$name.$ext"; exit 1; }
+  done
+  [ "$(head -c 4 "$work/$name.png" | tail -c 3)" = "PNG" ] || { echo "not a PNG: $name.png"; exit 1; }
 done
 echo "all plots written"
