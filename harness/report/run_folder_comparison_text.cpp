@@ -86,8 +86,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
   if (!c.identity_differences.empty()) {
     out << "the folders differ in machine or build (the ratios measure that too):\n";
     for (const auto& d : c.identity_differences) {
-      out << "  " << d.key << ": " << joined(d.before, ", ") << " before; "
-          << joined(d.after, ", ") << " after\n";
+      out << "  " << d.key << ": " << joined(d.before, ", ") << " before; " << joined(d.after, ", ")
+          << " after\n";
     }
   }
   for (const auto& unseen : unseen_identity_lines(c)) out << unseen << "\n";
@@ -113,9 +113,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
     for (const auto& e : c.effects) {
       std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s%s%.100s\n",
                     e.workload.c_str(), e.label.c_str(), ratio_or_dash(e.before).c_str(),
-                    ratio_or_dash(e.after).c_str(),
-                    e.defined ? ratio_text(e.change).c_str() : "-", e.verdict.c_str(),
-                    e.reason.empty() ? "" : ": ", e.reason.c_str());
+                    ratio_or_dash(e.after).c_str(), e.defined ? ratio_text(e.change).c_str() : "-",
+                    e.verdict.c_str(), e.reason.empty() ? "" : ": ", e.reason.c_str());
       out << line;
     }
   }
