@@ -12,11 +12,12 @@ namespace speedbench {
 namespace {
 
 const report::MetricInfo& comparable_metric(const std::string& id) {
-  const auto ids = report::comparable_metric_ids();
   const auto* metric = report::find_metric(id);
   if (metric == nullptr || !metric->ratio) {
     std::string names;
-    for (const auto& name : ids) names += (names.empty() ? "" : ", ") + name;
+    for (const auto& name : report::comparable_metric_ids()) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
     throw ConfigError(
         "command line", "--metric",
         "expected a ratio metric (" + names + "), got '" + id + "'" +

@@ -133,13 +133,8 @@ int count_ok(const std::vector<const Record*>& records) {
 MetricComparison compare_metric(const Results& results, const Comparison& c, const MetricInfo& info,
                                 int baseline_ok, int variant_ok) {
   auto m = compare_samples(metric_values(results, c.workload, c.baseline, info),
-                           metric_values(results, c.workload, c.variant, info), info);
-  if (m.defined && !info.ratio) {
-    if (const auto differences = paired_differences(results, c, info)) {
-      m.interval = measure::bootstrap_median_of_differences(*differences);
-      m.paired = true;
-    }
-  }
+                           metric_values(results, c.workload, c.variant, info), info,
+                           info.ratio ? std::nullopt : paired_differences(results, c, info));
   // Runs that never reached the target are not in the medians: an honest ratio needs all.
   const bool some_not_reached = m.n_baseline < baseline_ok || m.n_variant < variant_ok;
   if (info.id == "time_to_target" && some_not_reached &&
@@ -169,7 +164,8 @@ const MetricInfo* find_metric(const std::string& id) {
 }
 
 MetricComparison compare_samples(const std::vector<double>& baseline,
-                                 const std::vector<double>& variant, const MetricInfo& info) {
+                                 const std::vector<double>& variant, const MetricInfo& info,
+                                 const std::optional<std::vector<double>>& paired_differences) {
   MetricComparison m;
   m.metric = info.id;
   m.n_baseline = static_cast<int>(baseline.size());
@@ -182,7 +178,10 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
   m.baseline_cv = b.cv;
   m.variant_cv = v.cv;
   m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
-  if (!info.ratio) {
+  if (!info.ratio && paired_differences) {
+    m.interval = measure::bootstrap_median_of_differences(*paired_differences);
+    m.paired = true;
+  } else if (!info.ratio) {
     m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
   } else if (std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
     m.note = "baseline is 0: no ratio";
@@ -238,10 +237,14 @@ size_t planned_run_count(const Results& results) {
   return results.plan.value("runs", nlohmann::json::array()).size();
 }
 
+std::vector<nlohmann::json> environments(const Results& results) {
+  std::vector<nlohmann::json> blocks;
+  for (const auto& record : results.records) blocks.push_back(record.environment);
+  return blocks;
+}
+
 std::vector<DifferingIdentityKey> environment_differences(const Results& results) {
-  std::vector<nlohmann::json> environments;
-  for (const auto& record : results.records) environments.push_back(record.environment);
-  return differing_identity_keys(environments);
+  return differing_identity_keys(environments(results));
 }
 
 std::vector<double> metric_values(const Results& results, const std::string& workload,

@@ -54,10 +54,13 @@ inline bool has_few_runs(const MetricComparison& m) {
 }
 
 // One metric of two samples (baseline, variant): n, medians, CVs, the U test's p-value, and the
-// ratio of medians (or, for a difference metric, the unpaired difference) with its bootstrap
-// interval. Not defined when a side is empty or, for a ratio, a baseline value is 0.
-MetricComparison compare_samples(const std::vector<double>& baseline,
-                                 const std::vector<double>& variant, const MetricInfo& info);
+// ratio of medians with its bootstrap interval; for a difference metric, the median of
+// `paired_differences` (variant - baseline of runs that share a seed) where given, else the
+// unpaired difference of medians. Not defined when a side is empty or, for a ratio, a baseline
+// value is 0.
+MetricComparison compare_samples(
+    const std::vector<double>& baseline, const std::vector<double>& variant, const MetricInfo& info,
+    const std::optional<std::vector<double>>& paired_differences = std::nullopt);
 
 struct ComparisonResult {
   Comparison comparison;
@@ -88,6 +91,9 @@ std::vector<Comparison> planned_comparisons(const Results& results);
 
 // How many runs the plan lists (a suite stopped early recorded fewer); without a plan, the records.
 size_t planned_run_count(const Results& results);
+
+// The records' environment blocks, in order.
+std::vector<nlohmann::json> environments(const Results& results);
 
 // The machine or build keys on which the records differ (environment_identity.h); empty when one
 // machine and one build made them all.

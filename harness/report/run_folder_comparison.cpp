@@ -20,33 +20,45 @@ using WorkloadVariant = std::pair<std::string, std::string>;
 // cannot be compared, why: no ok run (the first record's status and message say what happened),
 // or ok runs without the metric (device syncs on a CPU, a target some runs never reached).
 struct Sample {
+  const Record* first = nullptr;  // its first record (nullptr: none)
   std::vector<double> values;
   int ok = 0;
-  std::string missing;
+  std::string missing = "no records";
   bool failed = false;  // runs, none ok, and not because the technique does not apply here
 };
 
-Sample sample_of(const Results& results, const std::string& workload, const std::string& variant,
-                 const MetricInfo& metric) {
-  Sample sample;
-  const Record* first = nullptr;
+using Samples = std::map<WorkloadVariant, Sample>;
+
+// Every (workload, variant)'s sample of `metric`, in one pass over the folder's records.
+Samples samples_of(const Results& results, const MetricInfo& metric) {
+  Samples samples;
   for (const auto& record : results.records) {
-    if (record.workload != workload || record.variant != variant) continue;
-    if (first == nullptr) first = &record;
-    sample.ok += record.status == RunStatus::kOk;
+    auto& sample = samples[{record.workload, record.variant}];
+    if (sample.first == nullptr) sample.first = &record;
+    if (record.status != RunStatus::kOk) continue;
+    sample.ok += 1;
+    if (const auto value = metric.value(record)) sample.values.push_back(*value);
   }
-  sample.values = metric_values(results, workload, variant, metric);
-  if (first == nullptr) {
-    sample.missing = "no records";
-  } else if (sample.ok == 0) {
-    sample.missing =
-        to_string(first->status) + (first->message.empty() ? "" : " (" + first->message + ")");
-    sample.failed = first->status != RunStatus::kNotApplicable;
-  } else if (static_cast<int>(sample.values.size()) < sample.ok) {
-    sample.missing = metric.id + " measured in " + std::to_string(sample.values.size()) + " of " +
-                     std::to_string(sample.ok) + " ok runs";
+  for (auto& [which, sample] : samples) {
+    const Record& first = *sample.first;
+    sample.missing.clear();
+    if (sample.ok == 0) {
+      sample.missing =
+          to_string(first.status) + (first.message.empty() ? "" : " (" + first.message + ")");
+      sample.failed = first.status != RunStatus::kNotApplicable;
+    } else if (static_cast<int>(sample.values.size()) < sample.ok) {
+      sample.missing = metric.id + " measured in " + std::to_string(sample.values.size()) + " of " +
+                       std::to_string(sample.ok) + " ok runs";
+    }
   }
-  return sample;
+  return samples;
+}
+
+// The sample of `which`; an empty one ("no records") for a planned variant without records.
+const Sample& sample_at(const Samples& samples, const WorkloadVariant& which) {
+  static const Sample none;
+  const auto found = samples.find(which);
+  return found == samples.end() ? none : found->second;
 }
 
 // "before: <why>; after: <why>" for the samples that cannot be compared, one reason once:
@@ -76,13 +88,6 @@ std::vector<WorkloadVariant> variants_in_order(const Results& results) {
       order.emplace_back(record.workload, record.variant);
   }
   return order;
-}
-
-const Record* first_record(const Results& results, const WorkloadVariant& which) {
-  for (const auto& record : results.records) {
-    if (record.workload == which.first && record.variant == which.second) return &record;
-  }
-  return nullptr;
 }
 
 // A record's config with today's defaults for the fields its version did not have yet (a field's
@@ -124,34 +129,27 @@ std::vector<std::string> config_differences(const nlohmann::json& before_config,
   return {fields.begin(), fields.end()};
 }
 
-// Each identity key's distinct values in a folder's records, as text.
-std::map<std::string, std::set<std::string>> identity_values(const Results& results) {
-  std::map<std::string, std::set<std::string>> values;
-  for (const auto& record : results.records) {
-    for (const auto& [key, value] : environment_identity(record.environment))
-      values[key].insert(identity_value_text(value));
-  }
-  return values;
-}
-
-std::vector<IdentityDifference> identity_differences(
-    const std::map<std::string, std::set<std::string>>& before_values,
-    const std::map<std::string, std::set<std::string>>& after_values) {
+std::vector<IdentityDifference> identity_differences(const IdentityValueCounts& before_values,
+                                                     const IdentityValueCounts& after_values) {
+  auto value_texts = [](const std::map<std::string, int>& counts) {
+    std::vector<std::string> texts;
+    for (const auto& entry : counts) texts.push_back(entry.first);
+    return texts;
+  };
   std::vector<IdentityDifference> differences;
-  for (const auto& [key, values] : before_values) {
+  for (const auto& [key, counts] : before_values) {
     const auto other = after_values.find(key);
     // A key only one side has (records written before it existed) is not a difference.
-    if (other == after_values.end() || other->second == values) continue;
-    differences.push_back(
-        {key, {values.begin(), values.end()}, {other->second.begin(), other->second.end()}});
+    if (other == after_values.end()) continue;
+    auto before = value_texts(counts), after = value_texts(other->second);
+    if (before != after) differences.push_back({key, std::move(before), std::move(after)});
   }
   return differences;
 }
 
 // The top-level names ("cpu_isa" for "cpu_isa.avx2") of the keys `these` has and `others` lacks.
-std::vector<std::string> identity_keys_missing_from(
-    const std::map<std::string, std::set<std::string>>& these,
-    const std::map<std::string, std::set<std::string>>& others) {
+std::vector<std::string> identity_keys_missing_from(const IdentityValueCounts& these,
+                                                    const IdentityValueCounts& others) {
   std::set<std::string> names;
   for (const auto& entry : these) {
     if (others.count(entry.first) == 0) names.insert(entry.first.substr(0, entry.first.find('.')));
@@ -159,18 +157,17 @@ std::vector<std::string> identity_keys_missing_from(
   return {names.begin(), names.end()};
 }
 
-VariantChange compare_variant(const Results& before, const Results& after,
+// `which` has records in both folders.
+VariantChange compare_variant(const Sample& before_sample, const Sample& after_sample,
                               const WorkloadVariant& which, const MetricInfo& metric,
                               double tolerance) {
   VariantChange change;
   change.workload = which.first;
   change.variant = which.second;
-  const auto before_sample = sample_of(before, which.first, which.second, metric);
-  const auto after_sample = sample_of(after, which.first, which.second, metric);
   change.before_ok = before_sample.ok;
   change.after_ok = after_sample.ok;
   change.config_differences =
-      config_differences(first_record(before, which)->config, first_record(after, which)->config);
+      config_differences(before_sample.first->config, after_sample.first->config);
   change.reason = missing_text({{"before", &before_sample}, {"after", &after_sample}});
   if (change.reason.empty()) {
     change.change = compare_samples(before_sample.values, after_sample.values, metric);
@@ -187,35 +184,34 @@ VariantChange compare_variant(const Results& before, const Results& after,
   return change;
 }
 
-EffectChange compare_effect(const Results& before, const Results& after, const Comparison& c,
+EffectChange compare_effect(const Samples& before, const Samples& after, const Comparison& c,
                             const MetricInfo& metric, double tolerance) {
   EffectChange effect;
   effect.workload = c.workload;
   effect.label = c.label;
   effect.variant = c.variant;
   effect.baseline = c.baseline;
-  const Sample samples[] = {sample_of(before, c.workload, c.baseline, metric),
-                            sample_of(before, c.workload, c.variant, metric),
-                            sample_of(after, c.workload, c.baseline, metric),
-                            sample_of(after, c.workload, c.variant, metric)};
-  effect.reason = missing_text({{"before, " + c.baseline, &samples[0]},
-                                {"before, " + c.variant, &samples[1]},
-                                {"after, " + c.baseline, &samples[2]},
-                                {"after, " + c.variant, &samples[3]}});
+  const Sample* samples[] = {
+      &sample_at(before, {c.workload, c.baseline}), &sample_at(before, {c.workload, c.variant}),
+      &sample_at(after, {c.workload, c.baseline}), &sample_at(after, {c.workload, c.variant})};
+  effect.reason = missing_text({{"before, " + c.baseline, samples[0]},
+                                {"before, " + c.variant, samples[1]},
+                                {"after, " + c.baseline, samples[2]},
+                                {"after, " + c.variant, samples[3]}});
   effect.verdict = "not_compared";
   if (!effect.reason.empty()) return effect;
-  effect.before = compare_samples(samples[0].values, samples[1].values, metric);
-  effect.after = compare_samples(samples[2].values, samples[3].values, metric);
+  effect.before = compare_samples(samples[0]->values, samples[1]->values, metric);
+  effect.after = compare_samples(samples[2]->values, samples[3]->values, metric);
   if (!effect.before.defined || !effect.after.defined) {
     effect.reason = effect.before.defined ? effect.after.note : effect.before.note;
     return effect;
   }
-  effect.change = measure::bootstrap_ratio_of_ratios(samples[0].values, samples[1].values,
-                                                     samples[2].values, samples[3].values);
+  effect.change = measure::bootstrap_ratio_of_ratios(samples[0]->values, samples[1]->values,
+                                                     samples[2]->values, samples[3]->values);
   effect.defined = true;
-  int fewest = static_cast<int>(samples[0].values.size());
-  for (const auto& sample : samples)
-    fewest = std::min(fewest, static_cast<int>(sample.values.size()));
+  int fewest = static_cast<int>(samples[0]->values.size());
+  for (const auto* sample : samples)
+    fewest = std::min(fewest, static_cast<int>(sample->values.size()));
   // A larger ratio is a larger effect: better where the metric's higher values are.
   effect.verdict = change_verdict(effect.change, metric.lower_is_better, tolerance, fewest);
   return effect;
@@ -257,25 +253,24 @@ FolderComparison compare_folders(const Results& before, const Results& after,
   c.after_records = after.records.size();
   c.metric = &metric;
   c.tolerance = tolerance;
-  const auto before_identity = identity_values(before);
-  const auto after_identity = identity_values(after);
+  const auto before_identity = identity_value_counts(environments(before));
+  const auto after_identity = identity_value_counts(environments(after));
   c.identity_differences = identity_differences(before_identity, after_identity);
   c.identity_keys_only_before = identity_keys_missing_from(before_identity, after_identity);
   c.identity_keys_only_after = identity_keys_missing_from(after_identity, before_identity);
 
-  const auto before_order = variants_in_order(before);
-  const auto after_order = variants_in_order(after);
-  const std::set<WorkloadVariant> in_before(before_order.begin(), before_order.end());
-  const std::set<WorkloadVariant> in_after(after_order.begin(), after_order.end());
-  for (const auto& which : before_order) {
-    if (in_after.count(which) == 0) {
+  const auto before_samples = samples_of(before, metric);
+  const auto after_samples = samples_of(after, metric);
+  for (const auto& which : variants_in_order(before)) {
+    if (after_samples.count(which) == 0) {
       c.only_before.push_back(which.first + "/" + which.second);
       continue;
     }
-    c.variants.push_back(compare_variant(before, after, which, metric, tolerance));
+    c.variants.push_back(compare_variant(before_samples.at(which), after_samples.at(which), which,
+                                         metric, tolerance));
   }
-  for (const auto& which : after_order) {
-    if (in_before.count(which) == 0) c.only_after.push_back(which.first + "/" + which.second);
+  for (const auto& which : variants_in_order(after)) {
+    if (before_samples.count(which) == 0) c.only_after.push_back(which.first + "/" + which.second);
   }
   if (c.variants.empty()) {
     throw ConfigError(after.records_path, "",
@@ -291,7 +286,10 @@ FolderComparison compare_folders(const Results& before, const Results& after,
           return other.workload == comparison.workload && other.variant == comparison.variant &&
                  other.baseline == comparison.baseline;
         });
-    if (in_both) c.effects.push_back(compare_effect(before, after, comparison, metric, tolerance));
+    if (in_both) {
+      c.effects.push_back(
+          compare_effect(before_samples, after_samples, comparison, metric, tolerance));
+    }
   }
   return c;
 }

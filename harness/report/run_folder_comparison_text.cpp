@@ -97,12 +97,12 @@ std::string folder_comparison_console(const FolderComparison& c) {
   out << line;
   for (const auto& v : c.variants) {
     const bool compared = v.change.defined;
-    std::snprintf(line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s%s%s\n",
+    std::snprintf(line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s%s%.100s\n",
                   v.workload.c_str(), v.variant.c_str(), runs_text(v.before_ok, v.after_ok).c_str(),
                   compared ? median_text(v.change.baseline_median, *c.metric).c_str() : "-",
                   compared ? median_text(v.change.variant_median, *c.metric).c_str() : "-",
                   ratio_or_dash(v.change).c_str(), v.verdict.c_str(), v.reason.empty() ? "" : ": ",
-                  v.reason.substr(0, 100).c_str());
+                  v.reason.c_str());
     out << line;
   }
   if (!c.effects.empty()) {

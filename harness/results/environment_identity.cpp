@@ -66,16 +66,20 @@ std::vector<std::string> identity_changes(const nlohmann::json& then, const nloh
   return changes;
 }
 
-std::vector<DifferingIdentityKey> differing_identity_keys(
-    const std::vector<nlohmann::json>& environments) {
-  std::map<std::string, std::map<std::string, int>> counts;  // key -> value text -> count
+IdentityValueCounts identity_value_counts(const std::vector<nlohmann::json>& environments) {
+  IdentityValueCounts counts;
   for (const auto& environment : environments) {
     for (const auto& [key, value] : environment_identity(environment)) {
       counts[key][identity_value_text(value)] += 1;
     }
   }
+  return counts;
+}
+
+std::vector<DifferingIdentityKey> differing_identity_keys(
+    const std::vector<nlohmann::json>& environments) {
   std::vector<DifferingIdentityKey> differing;
-  for (auto& [key, per_value] : counts) {
+  for (auto& [key, per_value] : identity_value_counts(environments)) {
     if (per_value.size() > 1) differing.push_back({key, std::move(per_value)});
   }
   return differing;

@@ -26,6 +26,11 @@ std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json&
 std::vector<std::string> identity_changes(const nlohmann::json& then, const nlohmann::json& now,
                                           const std::vector<std::string>& run_keys = {});
 
+// Each identity key of these environments -> its values (as text) -> how many environments have
+// that value.
+using IdentityValueCounts = std::map<std::string, std::map<std::string, int>>;
+IdentityValueCounts identity_value_counts(const std::vector<nlohmann::json>& environments);
+
 // An identity key whose value is not the same in every environment that has it.
 struct DifferingIdentityKey {
   std::string key;                             // "git_commit"
