@@ -184,6 +184,55 @@ TEST(FolderComparisonTest, NamesTheMachineBuildAndConfigDifferences) {
             std::string::npos);
 }
 
+// `run --against` writes each planned run twice, once per binary, with one run id and the same run
+// index: compare pairs them, so that what a pair shares (the machine's state while both ran)
+// drops out. Here the machine's speed drifts 5x over the repetitions and the after build is
+// exactly 10% slower in every pair: paired, that is a 0.9x [0.9, 0.9] regression; the same numbers
+// from two separate runs (other run ids) leave the drift in the interval.
+TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsOut) {
+  const std::vector<double> drifting = {100, 200, 300, 400, 500};
+  auto before_runs = runs("baseline", drifting);
+  auto after_runs = runs("baseline", {90, 180, 270, 360, 450});
+  for (size_t k = 0; k < drifting.size(); ++k) {
+    for (auto* r : {&before_runs[k], &after_runs[k]}) {
+      r->run_id = "20261203-120000-1";
+      r->run_index = static_cast<int64_t>(2 * k);
+    }
+  }
+  const auto& throughput = *find_metric("throughput");
+  const auto paired = compare_folders(folder("before", {before_runs}),
+                                      folder("after", {after_runs}), throughput, 0.05);
+  const auto& change = paired.variants.at(0).change;
+  EXPECT_TRUE(change.paired);
+  EXPECT_NEAR(change.interval.estimate, 0.9, 1e-12);
+  EXPECT_NEAR(change.interval.low, 0.9, 1e-12);
+  EXPECT_NEAR(change.interval.high, 0.9, 1e-12);
+  EXPECT_EQ(paired.variants[0].verdict, "regressed");
+  EXPECT_EQ(folder_comparison_json(paired)["variants"][0]["paired"], true);
+  EXPECT_NE(folder_comparison_markdown(paired).find("paired: 5 back-to-back pairs"),
+            std::string::npos);
+  EXPECT_NE(folder_comparison_console(paired).find("1 of 1 variants paired run by run"),
+            std::string::npos);
+
+  // Two separate runs: no partners, the ratio of medians over all the drift.
+  for (auto& r : after_runs) r.run_id = "20261203-130000-2";
+  const auto separate = compare_folders(folder("before", {before_runs}),
+                                        folder("after", {after_runs}), throughput, 0.05);
+  EXPECT_FALSE(separate.variants[0].change.paired);
+  EXPECT_NEAR(separate.variants[0].change.interval.estimate, 0.9, 1e-12);
+  EXPECT_LT(separate.variants[0].change.interval.low, 0.5);
+  EXPECT_EQ(separate.variants[0].verdict, "inconclusive");
+  EXPECT_EQ(folder_comparison_console(separate).find("paired run by run"), std::string::npos);
+
+  // A run without its partner (crashed on one side): no pairing, rather than a partial one.
+  for (auto& r : after_runs) r.run_id = before_runs[0].run_id;
+  after_runs[4].status = RunStatus::kCrashed;
+  const auto partial = compare_folders(folder("before", {before_runs}),
+                                       folder("after", {after_runs}), throughput, 0.05);
+  EXPECT_FALSE(partial.variants[0].change.paired);
+  EXPECT_EQ(partial.variants[0].change.n_variant, 4);
+}
+
 TEST(FolderComparisonTest, FoldersWithNothingInCommonAreBadInput) {
   const auto before = folder("before", {runs("baseline", {100})});
   auto other = runs("baseline", {100});

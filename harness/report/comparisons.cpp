@@ -1,6 +1,7 @@
 #include "harness/report/comparisons.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -107,22 +108,22 @@ std::optional<std::map<int64_t, double>> values_by_seed(const Results& results,
   return values;
 }
 
-// variant - baseline for each seed both sides ran, when every ok run with a value has a partner
+// (baseline, variant) for each seed both sides ran, when every ok run with a value has a partner
 // of the same seed (a suite's repetition k runs every variant with seed base + k); else none.
-std::optional<std::vector<double>> paired_differences(const Results& results, const Comparison& c,
-                                                      const MetricInfo& info) {
+std::optional<ValuePairs> seed_pairs(const Results& results, const Comparison& c,
+                                     const MetricInfo& info) {
   const auto baseline = values_by_seed(results, c.workload, c.baseline, info);
   const auto variant = values_by_seed(results, c.workload, c.variant, info);
   if (!baseline || !variant || baseline->empty() || baseline->size() != variant->size()) {
     return std::nullopt;
   }
-  std::vector<double> differences;
+  ValuePairs pairs;
   for (const auto& [seed, value] : *variant) {
     const auto partner = baseline->find(seed);
     if (partner == baseline->end()) return std::nullopt;
-    differences.push_back(value - partner->second);
+    pairs.emplace_back(partner->second, value);
   }
-  return differences;
+  return pairs;
 }
 
 int count_ok(const std::vector<const Record*>& records) {
@@ -134,7 +135,7 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
                                 int baseline_ok, int variant_ok) {
   auto m = compare_samples(metric_values(results, c.workload, c.baseline, info),
                            metric_values(results, c.workload, c.variant, info), info,
-                           info.ratio ? std::nullopt : paired_differences(results, c, info));
+                           info.ratio ? std::nullopt : seed_pairs(results, c, info));
   // Runs that never reached the target are not in the medians: an honest ratio needs all.
   const bool some_not_reached = m.n_baseline < baseline_ok || m.n_variant < variant_ok;
   if (info.id == "time_to_target" && some_not_reached &&
@@ -147,6 +148,23 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
     m.defined = false;
   }
   return m;
+}
+
+// The median of the pairs' ratios (variant / baseline) or differences (variant - baseline),
+// resampling the pairs. A ratio is taken in logs, so that v/b and b/v are mirror images; none when
+// a value is not positive (no ratio).
+std::optional<measure::Interval> paired_interval(const ValuePairs& pairs, bool ratio) {
+  std::vector<double> per_pair;
+  for (const auto& [baseline, variant] : pairs) {
+    if (ratio && (baseline <= 0 || variant <= 0)) return std::nullopt;
+    per_pair.push_back(ratio ? std::log(variant) - std::log(baseline) : variant - baseline);
+  }
+  auto interval = measure::bootstrap_median_of_differences(per_pair);
+  if (ratio) {
+    for (double* bound : {&interval.estimate, &interval.low, &interval.high})
+      *bound = std::exp(*bound);
+  }
+  return interval;
 }
 
 }  // namespace
@@ -165,7 +183,7 @@ const MetricInfo* find_metric(const std::string& id) {
 
 MetricComparison compare_samples(const std::vector<double>& baseline,
                                  const std::vector<double>& variant, const MetricInfo& info,
-                                 const std::optional<std::vector<double>>& paired_differences) {
+                                 const std::optional<ValuePairs>& pairs) {
   MetricComparison m;
   m.metric = info.id;
   m.n_baseline = static_cast<int>(baseline.size());
@@ -178,8 +196,9 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
   m.baseline_cv = b.cv;
   m.variant_cv = v.cv;
   m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
-  if (!info.ratio && paired_differences) {
-    m.interval = measure::bootstrap_median_of_differences(*paired_differences);
+  const auto paired = pairs && !pairs->empty() ? paired_interval(*pairs, info.ratio) : std::nullopt;
+  if (paired) {
+    m.interval = *paired;
     m.paired = true;
   } else if (!info.ratio) {
     m.interval = measure::bootstrap_difference_of_medians(baseline, variant);

@@ -38,7 +38,7 @@ struct MetricComparison {
   double baseline_cv = 0, variant_cv = 0;  // over repetitions
   bool defined = false;        // both sides have values (and a non-zero baseline for a ratio)
   measure::Interval interval;  // ratio or difference, with its bootstrap 95% interval
-  bool paired = false;         // a difference over runs paired by seed (median of differences)
+  bool paired = false;         // the median over paired runs' ratios or differences (ValuePairs)
   double p_value = 1;          // Mann-Whitney U, two-sided (1 when a side has no values)
   std::string note;            // e.g. "target reached by 1/3 baseline runs"
 };
@@ -53,14 +53,20 @@ inline bool has_few_runs(const MetricComparison& m) {
   return std::min(m.n_baseline, m.n_variant) < kMinRunsPerSide;
 }
 
+// (baseline, variant) values of two runs that belong together: runs that share a seed (the
+// report pairs them for a difference metric), or the two binaries' runs of one planned run of
+// `run --against` (compare pairs them).
+using ValuePairs = std::vector<std::pair<double, double>>;
+
 // One metric of two samples (baseline, variant): n, medians, CVs, the U test's p-value, and the
-// ratio of medians with its bootstrap interval; for a difference metric, the median of
-// `paired_differences` (variant - baseline of runs that share a seed) where given, else the
-// unpaired difference of medians. Not defined when a side is empty or, for a ratio, a baseline
-// value is 0.
-MetricComparison compare_samples(
-    const std::vector<double>& baseline, const std::vector<double>& variant, const MetricInfo& info,
-    const std::optional<std::vector<double>>& paired_differences = std::nullopt);
+// ratio of medians with its bootstrap interval (the difference of medians for a difference
+// metric). With `pairs` (covering every value of both samples), instead the median of the pairs'
+// ratios (differences) with an interval that resamples the pairs: what the two runs of a pair
+// share (a seed, the machine's state at the time) then drops out. Not defined when a side is
+// empty or, for a ratio, a baseline value is 0.
+MetricComparison compare_samples(const std::vector<double>& baseline,
+                                 const std::vector<double>& variant, const MetricInfo& info,
+                                 const std::optional<ValuePairs>& pairs = std::nullopt);
 
 struct ComparisonResult {
   Comparison comparison;

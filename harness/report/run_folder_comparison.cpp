@@ -22,6 +22,9 @@ using WorkloadVariant = std::pair<std::string, std::string>;
 struct Sample {
   const Record* first = nullptr;  // its first record (nullptr: none)
   std::vector<double> values;
+  // The values by (run id, run index): the planned run each was made for. `run --against` makes
+  // every planned run with both binaries, into two folders with one run id.
+  std::map<std::pair<std::string, int64_t>, double> by_planned_run;
   int ok = 0;
   std::string missing = "no records";
   bool failed = false;  // runs, none ok, and not because the technique does not apply here
@@ -37,7 +40,10 @@ Samples samples_of(const Results& results, const MetricInfo& metric) {
     if (sample.first == nullptr) sample.first = &record;
     if (record.status != RunStatus::kOk) continue;
     sample.ok += 1;
-    if (const auto value = metric.value(record)) sample.values.push_back(*value);
+    if (const auto value = metric.value(record)) {
+      sample.values.push_back(*value);
+      sample.by_planned_run.emplace(std::make_pair(record.run_id, record.run_index), *value);
+    }
   }
   for (auto& [which, sample] : samples) {
     const Record& first = *sample.first;
@@ -157,6 +163,21 @@ std::vector<std::string> identity_keys_missing_from(const IdentityValueCounts& t
   return {names.begin(), names.end()};
 }
 
+// (before, after) per planned run, when every value on both sides has its partner: the two runs
+// that `run --against` made back to back, one by each binary; else none (two separate runs).
+std::optional<ValuePairs> planned_run_pairs(const Sample& before, const Sample& after) {
+  const auto unique = [](const Sample& s) { return s.by_planned_run.size() == s.values.size(); };
+  if (!unique(before) || !unique(after) || before.values.size() != after.values.size())
+    return std::nullopt;
+  ValuePairs pairs;
+  for (const auto& [planned_run, value] : before.by_planned_run) {
+    const auto partner = after.by_planned_run.find(planned_run);
+    if (partner == after.by_planned_run.end()) return std::nullopt;
+    pairs.emplace_back(value, partner->second);
+  }
+  return pairs;
+}
+
 // `which` has records in both folders.
 VariantChange compare_variant(const Sample& before_sample, const Sample& after_sample,
                               const WorkloadVariant& which, const MetricInfo& metric,
@@ -170,7 +191,8 @@ VariantChange compare_variant(const Sample& before_sample, const Sample& after_s
       config_differences(before_sample.first->config, after_sample.first->config);
   change.reason = missing_text({{"before", &before_sample}, {"after", &after_sample}});
   if (change.reason.empty()) {
-    change.change = compare_samples(before_sample.values, after_sample.values, metric);
+    change.change = compare_samples(before_sample.values, after_sample.values, metric,
+                                    planned_run_pairs(before_sample, after_sample));
     change.reason = change.change.note;
   }
   if (change.change.defined) {

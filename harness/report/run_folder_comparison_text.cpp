@@ -1,4 +1,5 @@
 // The forms of a folder comparison (run_folder_comparison.h): console, markdown, JSON.
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <tuple>
@@ -51,6 +52,20 @@ bool few_runs(const FolderComparison& c) {
     if (v.change.defined && has_few_runs(v.change)) return true;
   }
   return false;
+}
+
+// How many compared variants' ratios are over back-to-back pairs of runs (run --against).
+int paired_count(const FolderComparison& c) {
+  return static_cast<int>(std::count_if(c.variants.begin(), c.variants.end(), [](const auto& v) {
+    return v.change.defined && v.change.paired;
+  }));
+}
+
+std::string paired_line(const FolderComparison& c) {
+  return std::to_string(paired_count(c)) + " of " + std::to_string(c.variants.size()) +
+         " variants paired run by run (the two folders of one `run --against`: each planned run "
+         "made by both binaries back to back): their after / before is the median of the pairs' "
+         "ratios, with an interval that resamples the pairs";
 }
 
 // What the identity comparison cannot see: keys one side's records lack.
@@ -124,6 +139,7 @@ std::string folder_comparison_console(const FolderComparison& c) {
   if (!c.only_after.empty())
     out << "only after (" << c.only_after.size() << "): " << first_items(c.only_after, 8) << "\n";
   out << "\n" << verdict_counts(c) << "\n";
+  if (paired_count(c) > 0) out << paired_line(c) << "\n";
   if (few_runs(c)) {
     out << "note: fewer than " << kMinRunsPerSide
         << " runs a side: the 95% intervals undercover, so a verdict may be wrong more often than "
@@ -140,15 +156,17 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   out << "- after: `" << c.after_folder << "` (suite `" << c.after_suite << "`, " << c.after_records
       << " records)\n";
   out << "- metric: " << metric_line(c) << "\n";
-  out << "- " << verdict_counts(c) << "\n\n";
+  out << "- " << verdict_counts(c) << "\n";
+  if (paired_count(c) > 0) out << "- " << paired_line(c) << "\n";
+  out << "\n";
   out << "A verdict reads the bootstrap 95% interval of after / before against 1 +- the "
          "tolerance: `regressed` or `improved` when the interval lies wholly beyond it on one "
          "side, `unchanged` when it lies wholly within it, `inconclusive` otherwise or with fewer "
          "than 2 runs a side; `failed` when a variant had ok runs before and has none after. "
-         "The variants' ratios compare runs made at different times, so they "
+         "Unless paired, the variants' ratios compare runs made at different times, so they "
          "also measure whatever else changed on the machine in between (its load, its clocks); "
          "a technique's effect is a ratio within each folder, whose interleaved runs cancel such "
-         "drift.";
+         "drift, and `run --against` interleaves two builds the same way.";
   if (few_runs(c)) {
     out << " **Fewer than " << kMinRunsPerSide
         << " runs a side**: the intervals undercover, so a verdict may be wrong more often than 1 "
@@ -171,6 +189,10 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
                        "notes"});
   for (const auto& v : c.variants) {
     std::string notes = v.reason;
+    if (v.change.defined && v.change.paired) {
+      notes += (notes.empty() ? "" : "; ") + std::string("paired: ") +
+               std::to_string(v.change.n_baseline) + " back-to-back pairs";
+    }
     if (!v.config_differences.empty()) {
       notes += (notes.empty() ? "" : "; ") + std::string("configs differ in ") +
                joined(v.config_differences, ", ");
@@ -226,6 +248,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["after_median"] = v.change.variant_median;
       j["change"] = interval_json(v.change.interval);
       j["p_value"] = v.change.p_value;
+      j["paired"] = v.change.paired;
     }
     variants.push_back(j);
   }
