@@ -114,6 +114,9 @@ std::vector<BadInput> catalogue() {
       {"suite: --repetitions with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --repetitions 3", {"command line", "--repetitions requires --suite"}},
       {"suite: --time-budget 0", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --time-budget 0", {"command line", "--time-budget: expected a number of seconds above 0, got '0'"}},
       {"suite: --time-budget with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --time-budget 60", {"command line", "--time-budget requires --suite"}},
+      {"suite: --against a file that does not exist", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --against {dir}/old-build", {"command line", "'--against'", "{dir}/old-build", "expected a speedbench executable"}},
+      {"suite: --against a program that is not speedbench", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --against /bin/true", {"command line", "'--against'", "/bin/true", "not a line starting with \"speedbench \""}},
+      {"suite: --against with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --against " + exe, {"command line", "--against requires --suite"}},
       {"suite: --resume without an earlier run", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --resume", {"--resume", "no earlier run"}},
       // ---- claims ------------------------------------------------------------------------------
       {"claims: malformed JSON", {{"r/runs.jsonl", "<record>"}, {"claims.json", "{\"claims\": ["}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "JSON"}},

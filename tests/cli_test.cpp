@@ -336,6 +336,123 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
 
 // compare's gate: exit 1 when a variant is slower beyond the tolerance, 0 otherwise; the
 // markdown and JSON forms are written where asked.
+// A stand-in for a second build: `speedbench` itself behind a script that, before each run,
+// logs the run's index and how many runs this binary had recorded by then.
+std::string write_logging_binary(const TempDir& dir) {
+  const auto path = dir.file("other-build");
+  write_text(path,
+             "#!/bin/sh\n"
+             "if [ \"$1\" = run-one ]; then\n"
+             "  previous=; for arg in \"$@\"; do\n"
+             "    case \"$previous\" in --records) records=$arg;; --run-index) index=$arg;; "
+             "esac; previous=$arg\n"
+             "  done\n"
+             "  this=\"$(dirname \"$(dirname \"$records\")\")/runs.jsonl\"\n"
+             "  echo \"$index $(cat \"$this\" 2>/dev/null | wc -l)\" >> " +
+                 dir.file("order.log") +
+                 "\n"
+                 "fi\n"
+                 "exec " +
+                 speedbench_cli() + " \"$@\"\n");
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+// `run --against`: every planned run made by both binaries back to back, this one first in even
+// repetitions and the other first in odd ones, into two folders that compare pairs run by run;
+// a time budget and --resume work across both.
+TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), mini_suite(2));
+  const auto other = write_logging_binary(dir);
+  const auto run = speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " +
+                   dir.file("results") + " --against " + other;
+  const auto budgeted = run_command(run + " --time-budget 0.001");
+  ASSERT_EQ(budgeted.exit_code, 0) << budgeted.output;
+  EXPECT_NE(budgeted.output.find("against binary: speedbench "), std::string::npos)
+      << budgeted.output;
+  EXPECT_NE(budgeted.output.find("the next run, tiny / sgd (rep 0, against), was expected to "
+                                 "take"),
+            std::string::npos)
+      << budgeted.output;
+  EXPECT_NE(budgeted.output.find("7 of 8 planned runs not started"), std::string::npos)
+      << budgeted.output;
+
+  const auto resumed = run_command(run + " --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resuming: 1 runs already recorded"), std::string::npos)
+      << resumed.output;
+  EXPECT_NE(resumed.output.find("[5/8] tiny / sgd (rep 1, against)"), std::string::npos)
+      << resumed.output;
+  EXPECT_NE(resumed.output.find("[6/8] tiny / sgd (rep 1)"), std::string::npos) << resumed.output;
+  // Run index, and this binary's records when the other started it: this one went first in
+  // repetition 0 (runs 0, 1), the other first in repetition 1 (runs 2, 3).
+  EXPECT_EQ(read_text(dir.file("order.log")), "0 1\n1 2\n2 2\n3 3\n");
+
+  const auto folder = only_run_folder(dir.file("results/mini"));
+  const auto against = folder / "against";
+  EXPECT_EQ(read_text((folder / "plan.json").string()),
+            read_text((against / "plan.json").string()));
+  const auto these = read_records((folder / "runs.jsonl").string());
+  const auto others = read_records((against / "runs.jsonl").string());
+  ASSERT_EQ(these.size(), 4u);
+  ASSERT_EQ(others.size(), 4u);
+  for (const auto* records : {&these, &others}) {
+    for (size_t k = 0; k < records->size(); ++k) {
+      EXPECT_EQ((*records)[k].run_index, static_cast<int64_t>(k));
+      EXPECT_EQ((*records)[k].run_id, folder.filename().string());
+      EXPECT_EQ((*records)[k].status, RunStatus::kOk) << (*records)[k].message;
+    }
+  }
+  const auto compare_line =
+      "compare: speedbench compare " + against.string() + " " + folder.string();
+  EXPECT_NE(resumed.output.find(compare_line), std::string::npos) << resumed.output;
+  const auto compared =
+      run_command(speedbench_cli() + " compare " + against.string() + " " + folder.string());
+  ASSERT_EQ(compared.exit_code, 0) << compared.output;
+  EXPECT_NE(compared.output.find("2 of 2 variants paired run by run"), std::string::npos)
+      << compared.output;
+
+  // Its folder is not resumed without --against (this binary's half alone would look complete).
+  const auto alone = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
+                                 " --out " + dir.file("results") + " --resume");
+  EXPECT_EQ(alone.exit_code, 2) << alone.output;
+  EXPECT_NE(alone.output.find("has it but was run with --against: resume it with --against"),
+            std::string::npos)
+      << alone.output;
+}
+
+// The second build fails every run: its runs are recorded as crashed, with its error line and
+// whose it was, this build's runs are unaffected, and the suite fails.
+TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), mini_suite(1));
+  const auto other = dir.file("failing-build");
+  write_text(other, "#!/bin/sh\n[ \"$1\" = --version ] && exec " + speedbench_cli() +
+                        " --version\n"
+                        "echo 'speedbench: error: this build cannot run it' >&2; exit 2\n");
+  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
+  const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
+                                  " --out " + dir.file("results") + " --against " + other);
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("2 ok, 0 diverged/oom, 0 not applicable, 2 crashed"),
+            std::string::npos)
+      << result.output;
+  const auto folder = only_run_folder(dir.file("results/mini"));
+  for (const auto& r : read_records((folder / "runs.jsonl").string()))
+    EXPECT_EQ(r.status, RunStatus::kOk) << r.message;
+  const auto failed = read_records((folder / "against/runs.jsonl").string());
+  ASSERT_EQ(failed.size(), 2u);
+  for (const auto& r : failed) {
+    EXPECT_EQ(r.status, RunStatus::kCrashed);
+    EXPECT_NE(r.message.find("--against "), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("failing-build: run process exited with code 2: this build cannot "
+                             "run it"),
+              std::string::npos)
+        << r.message;
+  }
+}
+
 TEST(CliTest, CompareGatesOnARegressedVariantAndWritesItsForms) {
   TempDir dir;
   speedbench::testing::write_synthetic_results(dir.file("before/runs.jsonl"));

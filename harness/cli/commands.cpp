@@ -12,7 +12,9 @@
 #include "harness/distributed/local_launcher.h"
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/statistics.h"
+#include "harness/results/environment.h"
 #include "harness/results/records_file.h"
+#include "harness/suite/against_binary.h"
 #include "harness/suite/suite.h"
 #include "harness/suite/suite_runner.h"
 #include "harness/techniques/lr_finder.h"
@@ -166,6 +168,12 @@ int command_run_suite(const RunSuiteArgs& args) {
   }
   check_output_folder(args.results_root, "--out");
   SuiteRunOptions options;
+  if (!args.against_executable.empty()) {
+    const auto against = check_against_binary(args.against_executable);
+    std::fprintf(stderr, "this binary:    %s\nagainst binary: %s\n", version_line().c_str(),
+                 against.version.c_str());
+    options.against_executable = against.path;
+  }
   options.resume = args.resume;
   options.results_root = args.results_root;
   options.executable = args.executable;
@@ -173,6 +181,14 @@ int command_run_suite(const RunSuiteArgs& args) {
   options.time_budget_s = args.time_budget_s;
   const auto summary = run_suite(suite, options);
   std::printf("records: %s\n", summary.records_path.c_str());
+  if (!summary.against_records_path.empty()) {
+    const auto folder = [](const std::string& records_path) {
+      return std::filesystem::path(records_path).parent_path().string();
+    };
+    std::printf("against: %s\n", summary.against_records_path.c_str());
+    std::printf("compare: speedbench compare %s %s\n", folder(summary.against_records_path).c_str(),
+                folder(summary.records_path).c_str());
+  }
   if (summary.interrupted) return 130;
   return summary.crashed > 0 ? 1 : 0;  // diverged/oom runs are results, a crash is a failure
 }

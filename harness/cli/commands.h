@@ -26,6 +26,7 @@ struct RunSuiteArgs {
   std::string results_root = "results";
   std::string data_root;
   std::string executable;
+  std::string against_executable;  // "" = none; else a second build, run back to back with this
   bool resume = false;
   std::vector<std::string> only, exclude;
   int64_t repetitions = 0;   // 0: the suite's

@@ -116,6 +116,11 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
   });
   command->add_option("--out", args.results_root, "Results root folder")->capture_default_str();
   command->add_option("--data-root", args.data_root, "Read datasets from this folder");
+  command
+      ->add_option("--against", args.against_executable,
+                   "A second speedbench build: every run is made by both, back to back, its "
+                   "records in RUN_FOLDER/against/ (then: compare RUN_FOLDER/against RUN_FOLDER)")
+      ->needs(suite_option);
   command->add_flag("--resume", args.resume,
                     "Continue the newest run of this suite with the same plan: skip recorded runs");
   command->add_option("--only", args.only, "Techniques (or variants) to run, comma-separated")

@@ -1,11 +1,9 @@
 #include "harness/suite/suite_runner.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -20,12 +18,11 @@
 
 #include "harness/config/config_error.h"
 #include "harness/data/datasets.h"
+#include "harness/os/child_process.h"
 #include "harness/os/scoped_signal_handlers.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/run_one.h"
 #include "harness/suite/run_time_budget.h"
-
-extern char** environ;
 
 namespace speedbench {
 
@@ -74,52 +71,26 @@ class ErrorLineTee {
 // Runs `argv` and waits; returns a description of an abnormal end, "" for exit code 0. The
 // child's stderr passes through a pipe so that its error line can be added to that description.
 std::string run_child(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  int pipe_ends[2];
-  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) return "could not create a pipe for " + argv[0];
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDERR_FILENO);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_ends[1]);
-  if (spawned != 0) {
-    ::close(pipe_ends[0]);
-    return "could not start " + argv[0];
-  }
-  g_child_pid = pid;
-  if (g_stop_signal != 0) ::kill(pid, g_stop_signal);  // the signal came while spawning
+  const auto child = spawn_with_pipe(argv, STDERR_FILENO);
+  if (!child) return "could not start " + argv[0];
+  g_child_pid = child->pid;
+  if (g_stop_signal != 0) ::kill(child->pid, g_stop_signal);  // the signal came while spawning
   ErrorLineTee tee;
   char buffer[4096];
   for (;;) {  // until every writer (the child and any workers it started) has closed the pipe
-    const ssize_t got = ::read(pipe_ends[0], buffer, sizeof buffer);
+    const ssize_t got = ::read(child->read_fd, buffer, sizeof buffer);
     if (got > 0) tee.consume(buffer, static_cast<size_t>(got));
     if (got == 0 || (got < 0 && errno != EINTR)) break;
   }
-  ::close(pipe_ends[0]);
-  int status = 0;
-  pid_t waited = -1;
-  do {
-    waited = ::waitpid(pid, &status, 0);
-  } while (waited < 0 && errno == EINTR);
+  ::close(child->read_fd);
+  const auto ended = wait_for_child(child->pid);
   g_child_pid = 0;
-  if (waited < 0)
-    return "could not learn how the run process ended: " + std::string(strerror(errno));
-  if (WIFSIGNALED(status)) {
-    return "run process killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  }
-  if (WEXITSTATUS(status) != 0) {
-    return "run process exited with code " + std::to_string(WEXITSTATUS(status)) +
-           (tee.error().empty() ? "" : ": " + tee.error());
-  }
-  return "";
+  if (ended.empty()) return "";
+  return "run process " + ended + (tee.error().empty() ? "" : ": " + tee.error());
 }
 
-// The run folder: a new one, or with --resume the newest earlier one whose plan is this plan.
+// The run folder: a new one, or with --resume the newest earlier one whose plan is this plan and
+// that was run with --against exactly when this one is (its second binary's records in against/).
 fs::path choose_folder(const Suite& suite, const nlohmann::json& plan,
                        const SuiteRunOptions& options) {
   const auto suite_root = fs::path(options.results_root) / suite.name;
@@ -131,16 +102,25 @@ fs::path choose_folder(const Suite& suite, const nlohmann::json& plan,
     }
   }
   std::sort(candidates.rbegin(), candidates.rend());  // run ids sort by time: newest first
+  const bool against = !options.against_executable.empty();
+  std::string other_kind;  // a folder with this plan, run the other way (with or without --against)
   for (const auto& folder : candidates) {
     std::ifstream in(folder / "plan.json");
     const auto earlier = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (!earlier.is_discarded() && earlier.value("runs", nlohmann::json()) == plan["runs"])
-      return folder;
+    if (earlier.is_discarded() || earlier.value("runs", nlohmann::json()) != plan["runs"]) continue;
+    if (fs::exists(folder / kAgainstFolder / "plan.json") == against) return folder;
+    if (other_kind.empty()) other_kind = folder.string();
+  }
+  std::string hint = "; run without --resume to start a new one";
+  if (!other_kind.empty()) {
+    hint = "; " + other_kind +
+           (against ? " has it but was run without --against: resume it without --against"
+                    : " has it but was run with --against: resume it with --against BINARY");
   }
   throw ConfigError("command line", "--resume",
                     "no earlier run of suite " + suite.name + " under " + suite_root.string() +
-                        " has this plan (same suite file, repetitions, --only/--exclude); run "
-                        "without --resume to start a new one");
+                        " has this plan (same suite file, repetitions, --only/--exclude)" +
+                        (against ? " and was run with --against" : "") + hint);
 }
 
 std::string format_duration(double seconds) {
@@ -191,63 +171,92 @@ std::set<int64_t> prepare_run_folder(const fs::path& folder, const nlohmann::jso
   return recorded;
 }
 
-// Where the suite stands, on one line before each run.
-void print_progress(const Suite& suite, const PlannedRun& run, int64_t started, int64_t to_run,
-                    Clock::time_point suite_start, double budget_s) {
+// One binary of the suite run and where its records go: this binary in the run folder, and with
+// --against the second binary in the run folder's against/.
+struct Side {
+  std::string executable;
+  fs::path folder;
+  std::string records_path;
+  std::set<int64_t> recorded;  // run indexes already in its records (--resume)
+  bool against = false;
+};
+
+// The order in which a planned run goes through the sides: with two, this binary first in even
+// repetitions and the second binary first in odd ones, so that neither always runs in the other's
+// wake (a warm page cache, a cooler CPU) and a drift cancels across repetitions.
+std::vector<const Side*> sides_in_order(const std::vector<Side>& sides, const PlannedRun& run) {
+  std::vector<const Side*> order;
+  for (const auto& side : sides) order.push_back(&side);
+  if (run.repetition % 2 == 1) std::reverse(order.begin(), order.end());
+  return order;
+}
+
+// "rep 1", or "rep 1, against" for the second binary's run.
+std::string run_label(const PlannedRun& run, const Side& side) {
+  return "rep " + std::to_string(run.repetition) + (side.against ? ", against" : "");
+}
+
+// Where the suite stands, on one line before each run: its position among the `total` runs
+// (the plan's, times two with --against).
+void print_progress(const PlannedRun& run, const std::string& label, int64_t position,
+                    int64_t total, int64_t started, int64_t to_run, Clock::time_point suite_start,
+                    double budget_s) {
   std::string eta;
   if (started > 0) {
     const auto left = suite_time_left(budget_s, seconds_since(suite_start), started, to_run);
     eta =
         "  ETA " + format_duration(left.seconds) + (left.until_budget_end ? " (time budget)" : "");
   }
-  std::fprintf(stderr, "[%lld/%zu] %s / %s (rep %lld)%s\n", static_cast<long long>(run.index + 1),
-               suite.plan.size(), run.workload.c_str(), run.variant.c_str(),
-               static_cast<long long>(run.repetition), eta.c_str());
+  std::fprintf(stderr, "[%lld/%lld] %s / %s (%s)%s\n", static_cast<long long>(position),
+               static_cast<long long>(total), run.workload.c_str(), run.variant.c_str(),
+               label.c_str(), eta.c_str());
 }
 
 // Why the suite stops before `next`, and how to go on.
-void print_budget_stop(const Suite& suite, const PlannedRun& next, double expected_s,
-                       int64_t not_started, double budget_s) {
+void print_budget_stop(const Suite& suite, const PlannedRun& next, const std::string& label,
+                       double expected_s, int64_t not_started, int64_t total, double budget_s) {
   std::fprintf(stderr,
-               "suite %s: stopped at its time budget of %g s: the next run, %s / %s (rep %lld), "
-               "was expected to take %.1f s more; %lld of %zu planned runs not started. Continue "
+               "suite %s: stopped at its time budget of %g s: the next run, %s / %s (%s), "
+               "was expected to take %.1f s more; %lld of %lld planned runs not started. Continue "
                "with the same command and --resume\n",
                suite.name.c_str(), budget_s, next.workload.c_str(), next.variant.c_str(),
-               static_cast<long long>(next.repetition), expected_s,
-               static_cast<long long>(not_started), suite.plan.size());
+               label.c_str(), expected_s, static_cast<long long>(not_started),
+               static_cast<long long>(total));
 }
 
-// Runs one planned run in its own process and returns its record: the one the child appended
-// (a failed DDP launch may still have written rank 0's), or, when it died before writing, a
-// `crashed` record appended here so that the report shows it. Nothing when the run was
-// interrupted: it is not a result.
+// Runs one planned run in its own process, with the side's binary, and returns its record: the
+// one the child appended (a failed DDP launch may still have written rank 0's), or, when it died
+// before writing, a `crashed` record appended here so that the report shows it. Nothing when the
+// run was interrupted: it is not a result.
 std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
-                                   const fs::path& folder, const SuiteRunOptions& options,
-                                   const std::string& records_path) {
-  const auto run_id = folder.filename().string();
-  const auto config_path = folder / (".run-" + std::to_string(run.index) + ".config.json");
+                                   const std::string& run_id, const Side& side,
+                                   const SuiteRunOptions& options) {
+  const auto config_path = side.folder / (".run-" + std::to_string(run.index) + ".config.json");
   std::ofstream(config_path) << run.config_json.dump(2);
-  std::vector<std::string> argv = {options.executable, "run-one",
-                                   "--config",         config_path.string(),
-                                   "--records",        records_path,
-                                   "--run-id",         run_id,
-                                   "--suite",          suite.name,
-                                   "--variant",        run.variant,
-                                   "--run-index",      std::to_string(run.index),
-                                   "--repetition",     std::to_string(run.repetition),
+  std::vector<std::string> argv = {side.executable, "run-one",
+                                   "--config",      config_path.string(),
+                                   "--records",     side.records_path,
+                                   "--run-id",      run_id,
+                                   "--suite",       suite.name,
+                                   "--variant",     run.variant,
+                                   "--run-index",   std::to_string(run.index),
+                                   "--repetition",  std::to_string(run.repetition),
                                    "--brief"};
   if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});
   const auto failure = run_child(argv);
   fs::remove(config_path);
   if (g_stop_signal != 0) return std::nullopt;
 
+  const auto& records_path = side.records_path;
   if (fs::exists(records_path) && fs::file_size(records_path) > 0) {
     auto newest = read_last_record(records_path);
     if (newest.run_id == run_id && newest.run_index == run.index) return newest;
   }
   const RunIdentity identity{run_id, suite.name, run.variant, run.index, run.repetition};
-  auto crashed =
-      crashed_record(run.config, identity, failure.empty() ? "the run wrote no record" : failure);
+  auto message = failure.empty() ? "the run wrote no record" : failure;
+  // This record's environment block is this binary's: say whose run it was.
+  if (side.against) message = "--against " + side.executable + ": " + message;
+  auto crashed = crashed_record(run.config, identity, message);
   append_record(records_path, crashed);
   return crashed;
 }
@@ -276,14 +285,35 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   check_datasets_load(suite, options.data_root);
   const auto plan = suite_plan_to_json(suite);
   const auto folder = choose_folder(suite, plan, options);
+  const auto run_id = folder.filename().string();
+  std::vector<Side> sides(options.against_executable.empty() ? 1 : 2);
+  sides.front().executable = options.executable;
+  sides.front().folder = folder;
+  if (sides.size() > 1) {
+    sides.back().executable = options.against_executable;
+    sides.back().folder = folder / kAgainstFolder;
+    sides.back().against = true;
+  }
+  for (auto& side : sides) {
+    side.records_path = (side.folder / "runs.jsonl").string();
+    side.recorded = prepare_run_folder(side.folder, plan, side.records_path);
+  }
   SuiteRunSummary summary;
-  summary.records_path = (folder / "runs.jsonl").string();
-  const auto recorded = prepare_run_folder(folder, plan, summary.records_path);
+  summary.records_path = sides.front().records_path;
+  if (sides.size() > 1) summary.against_records_path = sides.back().records_path;
+  const auto total = static_cast<int64_t>(suite.plan.size() * sides.size());
+  int64_t recorded = 0;
+  for (const auto& side : sides) recorded += static_cast<int64_t>(side.recorded.size());
   ::setenv(kParentPidVariable, std::to_string(::getpid()).c_str(), 1);
-  std::fprintf(stderr, "suite %s: %zu runs -> %s\n", suite.name.c_str(), suite.plan.size(),
-               summary.records_path.c_str());
-  if (!recorded.empty()) {
-    std::fprintf(stderr, "resuming: %zu runs already recorded\n", recorded.size());
+  std::fprintf(stderr, "suite %s: %lld runs -> %s%s\n", suite.name.c_str(),
+               static_cast<long long>(total), summary.records_path.c_str(),
+               sides.size() > 1 ? (" and, with " + options.against_executable + ", " +
+                                   summary.against_records_path)
+                                      .c_str()
+                                : "");
+  if (recorded > 0) {
+    std::fprintf(stderr, "resuming: %lld runs already recorded\n",
+                 static_cast<long long>(recorded));
   }
 
   // Until the suite ends, however it ends (a record that cannot be read throws out of here).
@@ -291,29 +321,44 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   const ScopedSignalHandlers stop_signals({SIGINT, SIGTERM}, forward_and_stop);
   const ScopedSignalHandlers child_exits_kept({SIGCHLD}, SIG_DFL);
   const auto suite_start = Clock::now();
-  const auto to_run = static_cast<int64_t>(suite.plan.size() - recorded.size());
+  const int64_t to_run = total - recorded;
   int64_t started = 0;
   RunDurationEstimate durations;
+  bool stopped = false;
   for (const auto& run : suite.plan) {
-    if (recorded.count(run.index) > 0) {
-      summary.skipped += 1;
-      continue;
+    int64_t position = run.index * static_cast<int64_t>(sides.size());
+    for (const Side* side : sides_in_order(sides, run)) {
+      position += 1;
+      if (side->recorded.count(run.index) > 0) {
+        summary.skipped += 1;
+        continue;
+      }
+      // The second binary's runs are timed apart: it may be the slower build.
+      const auto variant_key = run.variant + (side->against ? " (against)" : "");
+      const double expected_s = durations.expected_s(run.workload, variant_key);
+      const auto label = run_label(run, *side);
+      if (g_stop_signal != 0) {
+        stopped = true;
+      } else if (!fits_in_budget(options.time_budget_s, seconds_since(suite_start), expected_s,
+                                 /*first_run=*/started == 0)) {
+        print_budget_stop(suite, run, label, expected_s, /*not_started=*/to_run - started, total,
+                          options.time_budget_s);
+        stopped = true;
+      }
+      if (stopped) break;
+      print_progress(run, label, position, total, started, to_run, suite_start,
+                     options.time_budget_s);
+      started += 1;
+      const auto run_start = Clock::now();
+      const auto record = run_in_child(run, suite, run_id, *side, options);
+      if (!record) {  // interrupted
+        stopped = true;
+        break;
+      }
+      durations.add(run.workload, variant_key, seconds_since(run_start));
+      count_outcome(record->status, summary);
     }
-    if (g_stop_signal != 0) break;
-    const double expected_s = durations.expected_s(run.workload, run.variant);
-    if (!fits_in_budget(options.time_budget_s, seconds_since(suite_start), expected_s,
-                        /*first_run=*/started == 0)) {
-      print_budget_stop(suite, run, expected_s, /*not_started=*/to_run - started,
-                        options.time_budget_s);
-      break;
-    }
-    print_progress(suite, run, started, to_run, suite_start, options.time_budget_s);
-    started += 1;
-    const auto run_start = Clock::now();
-    const auto record = run_in_child(run, suite, folder, options, summary.records_path);
-    if (!record) break;  // interrupted
-    durations.add(run.workload, run.variant, seconds_since(run_start));
-    count_outcome(record->status, summary);
+    if (stopped) break;
   }
   const auto took = format_duration(seconds_since(suite_start));
   if (g_stop_signal != 0) {
@@ -324,12 +369,12 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
                  suite.name.c_str(), strsignal(g_stop_signal), summary.runs, took.c_str());
     return summary;
   }
-  std::fprintf(stderr, "suite %s: %d ok, %d diverged/oom, %d not applicable, %d crashed in %s%s\n",
-               suite.name.c_str(), summary.ok, summary.diverged_or_oom, summary.not_applicable,
-               summary.crashed, took.c_str(),
-               summary.skipped > 0
-                   ? (" (" + std::to_string(summary.skipped) + " recorded before)").c_str()
-                   : "");
+  std::fprintf(
+      stderr, "suite %s: %d ok, %d diverged/oom, %d not applicable, %d crashed in %s%s%s\n",
+      suite.name.c_str(), summary.ok, summary.diverged_or_oom, summary.not_applicable,
+      summary.crashed, took.c_str(), sides.size() > 1 ? " (both binaries)" : "",
+      summary.skipped > 0 ? (" (" + std::to_string(summary.skipped) + " recorded before)").c_str()
+                          : "");
   return summary;
 }
 

@@ -4,6 +4,10 @@
 // comparisons: what the report reads, what --resume checks). SIGINT/SIGTERM stop the suite after
 // passing the signal on to the run in flight, which writes nothing: --resume reruns just that one.
 // With a time budget the suite stops between runs instead, once the next would not fit.
+// With a second binary (`--against`, another speedbench build) every planned run is made twice,
+// back to back, once by each binary, the order alternating by repetition: the two builds then
+// see the same machine state, and `speedbench compare` of the two folders measures the builds,
+// not the drift between two runs made at different times.
 #pragma once
 
 #include <string>
@@ -14,14 +18,16 @@ namespace speedbench {
 
 struct SuiteRunOptions {
   std::string results_root = "results";
-  std::string executable;    // this binary (for the child processes)
-  std::string data_root;     // passed to each run when set
+  std::string executable;          // this binary (for the child processes)
+  std::string against_executable;  // a second binary whose runs go to <run folder>/against/
+  std::string data_root;           // passed to each run when set
   bool resume = false;       // continue the newest run folder of this suite with the same plan
   double time_budget_s = 0;  // start no run that would end past this (run_time_budget.h); 0: none
 };
 
 struct SuiteRunSummary {
-  std::string records_path;  // results/<suite>/<run-id>/runs.jsonl
+  std::string records_path;          // results/<suite>/<run-id>/runs.jsonl
+  std::string against_records_path;  // results/<suite>/<run-id>/against/runs.jsonl, or ""
   int runs = 0;
   int ok = 0;
   int crashed = 0;          // the harness failed: the suite's exit code says so
@@ -30,6 +36,9 @@ struct SuiteRunSummary {
   int skipped = 0;           // already recorded (--resume)
   bool interrupted = false;  // SIGINT/SIGTERM: the run in flight was dropped, the rest not started
 };
+
+// The subfolder of a run folder that holds the second binary's plan.json and runs.jsonl.
+inline constexpr const char* kAgainstFolder = "against";
 
 // Throws ConfigError when --resume finds no earlier run with the same plan.
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options);
