@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -109,6 +110,45 @@ TEST(BootstrapTest, UnderFiveRunsASideTheIntervalUndercovers) {
     excluded += excludes_one(bootstrap_ratio_of_medians(baseline, variant, 0.95, 1000));
   }
   EXPECT_LT(static_cast<double>(excluded) / kTrials, 0.07);  // 0.032 with this seed
+}
+
+TEST(StudentTTest, QuantilesMatchTheTables) {
+  // Two-sided 95% and 99% points of Student's t (scipy.stats.t.ppf(0.975 / 0.995, df)).
+  EXPECT_NEAR(student_t_quantile(0.95, 1), 12.706204736, 1e-6);
+  EXPECT_NEAR(student_t_quantile(0.95, 2), 4.302652730, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.95, 3), 3.182446305, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.95, 4), 2.776445105, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.95, 10), 2.228138852, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.95, 29), 2.045229642, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.99, 5), 4.032142984, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.95, 100000), 1.959983, 1e-5);  // the normal's
+}
+
+TEST(StudentTTest, IntervalOfTheMeanKeepsItsCoverageWithThreeValues) {
+  const auto three = t_interval_of_mean({1, 2, 3});
+  EXPECT_DOUBLE_EQ(three.estimate, 2.0);
+  EXPECT_NEAR(three.low, 2.0 - 4.302652730 / std::sqrt(3.0), 1e-8);  // stddev 1
+  EXPECT_NEAR(three.high, 2.0 + 4.302652730 / std::sqrt(3.0), 1e-8);
+  const auto same = t_interval_of_mean({0.5, 0.5, 0.5});
+  EXPECT_EQ(same.low, 0.5);
+  EXPECT_EQ(same.high, 0.5);
+
+  // Three normal values, 2000 times: the t interval holds the true mean 95% of the time; the
+  // bootstrap percentile interval of their median is their range, which holds it only when they
+  // are not all on one side: 1 - 2 / 2^3 = 75%.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> log_ratio(0.0, 0.09);
+  constexpr int kTrials = 2000;
+  int t_covered = 0, bootstrap_covered = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const std::vector<double> values = {log_ratio(rng), log_ratio(rng), log_ratio(rng)};
+    const auto t = t_interval_of_mean(values);
+    const auto bootstrap = bootstrap_median_of_differences(values, 0.95, 500);
+    t_covered += t.low <= 0 && t.high >= 0;
+    bootstrap_covered += bootstrap.low <= 0 && bootstrap.high >= 0;
+  }
+  EXPECT_NEAR(static_cast<double>(t_covered) / kTrials, 0.95, 0.015);
+  EXPECT_NEAR(static_cast<double>(bootstrap_covered) / kTrials, 0.75, 0.03);
 }
 
 TEST(BootstrapTest, IntervalOfTheMedianOfPairedDifferences) {

@@ -127,6 +127,56 @@ Interval bootstrap_median_of_differences(const std::vector<double>& differences,
   return interval;
 }
 
+namespace {
+
+// P(|T| < t) for Student's t with whole `df` degrees of freedom, the classic finite series in
+// theta = atan(t / sqrt(df)) (Abramowitz and Stegun 26.7.3, 26.7.4).
+double t_two_sided_probability(double t, int df) {
+  const double theta = std::atan(t / std::sqrt(static_cast<double>(df)));
+  const double c2 = std::cos(theta) * std::cos(theta);
+  const double pi = std::acos(-1.0);
+  double sum = 1, term = 1;
+  if (df % 2 == 0) {  // sin(theta) (1 + 1/2 cos^2 + 1*3/(2*4) cos^4 + ... up to cos^(df-2))
+    for (int j = 1; 2 * j <= df - 2; ++j) {
+      term *= c2 * (2 * j - 1) / (2 * j);
+      sum += term;
+    }
+    return std::sin(theta) * sum;
+  }
+  if (df == 1) return 2 * theta / pi;
+  // 2/pi (theta + sin cos (1 + 2/3 cos^2 + 2*4/(3*5) cos^4 + ... up to cos^(df-3)))
+  for (int j = 1; 2 * j + 1 <= df - 2; ++j) {
+    term *= c2 * (2 * j) / (2 * j + 1);
+    sum += term;
+  }
+  return 2 / pi * (theta + std::sin(theta) * std::cos(theta) * sum);
+}
+
+}  // namespace
+
+double student_t_quantile(double confidence, int degrees_of_freedom) {
+  double low = 0, high = 1;
+  while (t_two_sided_probability(high, degrees_of_freedom) < confidence) high *= 2;
+  for (int i = 0; i < 200 && high - low > 1e-12 * high; ++i) {
+    const double middle = (low + high) / 2;
+    (t_two_sided_probability(middle, degrees_of_freedom) < confidence ? low : high) = middle;
+  }
+  return (low + high) / 2;
+}
+
+Interval t_interval_of_mean(const std::vector<double>& values, double confidence) {
+  Interval interval;
+  if (values.empty()) return interval;
+  const auto summary = summarize(values);
+  interval.estimate = interval.low = interval.high = summary.mean;
+  if (values.size() < 2) return interval;
+  const double half_width = student_t_quantile(confidence, summary.count - 1) * summary.stddev /
+                            std::sqrt(static_cast<double>(summary.count));
+  interval.low = summary.mean - half_width;
+  interval.high = summary.mean + half_width;
+  return interval;
+}
+
 Interval bootstrap_ratio_of_ratios(const std::vector<double>& before_baseline,
                                    const std::vector<double>& before_variant,
                                    const std::vector<double>& after_baseline,

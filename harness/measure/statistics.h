@@ -43,6 +43,16 @@ Interval bootstrap_median_of_differences(const std::vector<double>& differences,
                                          double confidence = 0.95, int resamples = 10000,
                                          uint64_t seed = 0);
 
+// Student's t quantile: the t with P(|T| < t) = confidence for `degrees_of_freedom` >= 1 (from
+// the closed form of the t distribution for whole degrees of freedom, inverted by bisection).
+double student_t_quantile(double confidence, int degrees_of_freedom);
+
+// The mean of `values` with its Student-t interval, mean -+ t * stddev / sqrt(n) (n >= 2; one
+// value gives [value, value] with no width to trust). Unlike a percentile bootstrap, which with
+// 3 values cannot reach beyond their range and so covers the median only 3 times in 4, it keeps
+// its coverage with few values when they are roughly normal, as logs of timing ratios are.
+Interval t_interval_of_mean(const std::vector<double>& values, double confidence = 0.95);
+
 // How a ratio of medians changed between two measurements of it (two machines, two builds):
 // (median(after_variant) / median(after_baseline)) / (median(before_variant) /
 // median(before_baseline)), with a percentile-bootstrap interval that resamples all four samples.

@@ -38,7 +38,7 @@ struct MetricComparison {
   double baseline_cv = 0, variant_cv = 0;  // over repetitions
   bool defined = false;        // both sides have values (and a non-zero baseline for a ratio)
   measure::Interval interval;  // ratio or difference, with its bootstrap 95% interval
-  bool paired = false;         // the median over paired runs' ratios or differences (ValuePairs)
+  bool paired = false;         // over pairs of runs (ValuePairs): see compare_samples
   double p_value = 1;          // Mann-Whitney U, two-sided (1 when a side has no values)
   std::string note;            // e.g. "target reached by 1/3 baseline runs"
 };
@@ -60,10 +60,11 @@ using ValuePairs = std::vector<std::pair<double, double>>;
 
 // One metric of two samples (baseline, variant): n, medians, CVs, the U test's p-value, and the
 // ratio of medians with its bootstrap interval (the difference of medians for a difference
-// metric). With `pairs` (covering every value of both samples), instead the median of the pairs'
-// ratios (differences) with an interval that resamples the pairs: what the two runs of a pair
-// share (a seed, the machine's state at the time) then drops out. Not defined when a side is
-// empty or, for a ratio, a baseline value is 0.
+// metric). With `pairs` (covering every value of both samples), instead the geometric mean of the
+// pairs' ratios with a Student-t interval (the median of their differences, resampling the pairs,
+// for a difference metric): what the two runs of a pair share (a seed, the machine's state at
+// the time) then drops out. Not defined when a side is empty or, for a ratio, a baseline value
+// is 0.
 MetricComparison compare_samples(const std::vector<double>& baseline,
                                  const std::vector<double>& variant, const MetricInfo& info,
                                  const std::optional<ValuePairs>& pairs = std::nullopt);

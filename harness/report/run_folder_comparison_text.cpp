@@ -64,8 +64,8 @@ int paired_count(const FolderComparison& c) {
 std::string paired_line(const FolderComparison& c) {
   return std::to_string(paired_count(c)) + " of " + std::to_string(c.variants.size()) +
          " variants paired run by run (the two folders of one `run --against`: each planned run "
-         "made by both binaries back to back): their after / before is the median of the pairs' "
-         "ratios, with an interval that resamples the pairs";
+         "made by both binaries back to back): their after / before is the geometric mean of "
+         "the pairs' ratios, with a Student-t interval";
 }
 
 // What the identity comparison cannot see: keys one side's records lack.
@@ -190,7 +190,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   for (const auto& v : c.variants) {
     std::string notes = v.reason;
     if (v.change.defined && v.change.paired) {
-      notes += (notes.empty() ? "" : "; ") + std::string("paired: ") +
+      notes += (notes.empty() ? "" : "; ") + std::string("paired: geometric mean of ") +
                std::to_string(v.change.n_baseline) + " back-to-back pairs";
     }
     if (!v.config_differences.empty()) {
