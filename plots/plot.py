@@ -187,7 +187,10 @@ def interval_row(interval):
 
 def compare_variants(comparison, stem, written):
     """after / before per variant with its interval; the tolerance band shaded."""
-    rows = [(f"{v['workload']} / {v['variant']} (n={v['n_before']}/{v['n_after']})",
+    # "pairs" where the two folders are one `run --against`: a geometric mean over back-to-back
+    # pairs with a t interval, not a ratio of medians.
+    rows = [(f"{v['workload']} / {v['variant']} "
+             f"({'pairs' if v.get('paired') else 'n'}={v['n_before']}/{v['n_after']})",
              *interval_row(v["change"]), v["verdict"])
             for v in comparison["variants"] if "change" in v]
     if not rows:
@@ -200,8 +203,8 @@ def compare_variants(comparison, stem, written):
     for yi, (_, estimate, low, high, verdict) in zip(y, rows):
         ax.errorbar([estimate], [yi], xerr=[[estimate - low], [high - estimate]], fmt="o",
                     color=colors.get(verdict, "#555555"), capsize=3, lw=1)
-    ratio_axis(ax, y, [r[0] for r in rows], "after / before (x, median with 95% CI; red: "
-               "regressed, green: improved)")
+    ratio_axis(ax, y, [r[0] for r in rows], "after / before (x, with 95% CI; red: regressed, "
+               "green: improved)")
     ax.set_title(compare_title(comparison, "variants, after / before"), fontsize=9)
     ax.legend(loc="best", fontsize=8)
     save(fig, os.path.dirname(stem) or ".", os.path.basename(stem) + "-variants", written)

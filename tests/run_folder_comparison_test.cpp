@@ -214,6 +214,8 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
       std::string::npos);
   EXPECT_NE(folder_comparison_console(paired).find("1 of 1 variants paired run by run"),
             std::string::npos);
+  // The t interval keeps its coverage with few pairs: no warning that it undercovers.
+  EXPECT_EQ(folder_comparison_console(paired).find("intervals undercover"), std::string::npos);
 
   // Two separate runs: no partners, the ratio of medians over all the drift.
   for (auto& r : after_runs) r.run_id = "20261203-130000-2";
@@ -232,6 +234,7 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
                                        folder("after", {after_runs}), throughput, 0.05);
   EXPECT_FALSE(partial.variants[0].change.paired);
   EXPECT_EQ(partial.variants[0].change.n_variant, 4);
+  EXPECT_NE(folder_comparison_console(partial).find("intervals undercover"), std::string::npos);
 }
 
 TEST(FolderComparisonTest, FoldersWithNothingInCommonAreBadInput) {

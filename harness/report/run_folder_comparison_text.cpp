@@ -47,9 +47,11 @@ std::string verdict_counts(const FolderComparison& c) {
   return text;
 }
 
+// A bootstrap interval from fewer than kMinRunsPerSide runs a side (a paired row's t interval
+// keeps its coverage with few pairs).
 bool few_runs(const FolderComparison& c) {
   for (const auto& v : c.variants) {
-    if (v.change.defined && has_few_runs(v.change)) return true;
+    if (v.change.defined && !v.change.paired && has_few_runs(v.change)) return true;
   }
   return false;
 }
@@ -159,7 +161,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   out << "- " << verdict_counts(c) << "\n";
   if (paired_count(c) > 0) out << "- " << paired_line(c) << "\n";
   out << "\n";
-  out << "A verdict reads the bootstrap 95% interval of after / before against 1 +- the "
+  out << "A verdict reads the 95% interval of after / before (bootstrap; Student-t where "
+         "paired) against 1 +- the "
          "tolerance: `regressed` or `improved` when the interval lies wholly beyond it on one "
          "side, `unchanged` when it lies wholly within it, `inconclusive` otherwise or with fewer "
          "than 2 runs a side; `failed` when a variant had ok runs before and has none after. "
