@@ -135,11 +135,16 @@ std::filesystem::path only_run_folder(const std::string& suite_root) {
   return folders.at(0);
 }
 
+// `speedbench run` of the folder's suite.json into its results/.
+std::string run_suite_command(const TempDir& dir) {
+  return speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " +
+         dir.file("results");
+}
+
 TEST(CliTest, SuiteRunsEachEntryInItsOwnProcessAndRecordsAll) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(2));
-  const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
-                                  " --out " + dir.file("results"));
+  const auto result = run_command(run_suite_command(dir));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("[4/4] tiny / adam (rep 1)"), std::string::npos) << result.output;
   const auto folder = only_run_folder(dir.file("results/mini"));
@@ -179,8 +184,7 @@ TEST(CliTest, ASuiteStartedWithSigchldIgnoredRunsToTheEndAndKnowsHowEachRunEnded
 TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(3));
-  const auto run =
-      speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " + dir.file("results");
+  const auto run = run_suite_command(dir);
   // Interrupt (SIGINT, as Ctrl-C) once the first record is written: the run in flight is dropped.
   const auto interrupted =
       run_command("(" + run +
@@ -222,8 +226,7 @@ TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
 TEST(CliTest, ATimeBudgetStopsTheSuiteBetweenRunsAndResumeRunsTheRest) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(2));
-  const auto run =
-      speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " + dir.file("results");
+  const auto run = run_suite_command(dir);
   const auto budgeted = run_command(run + " --time-budget 0.001");
   ASSERT_EQ(budgeted.exit_code, 0) << budgeted.output;
   const std::string stop_line =
@@ -274,8 +277,7 @@ TEST(CliTest, SuiteWithABadVariantIsRejectedBeforeAnythingRuns) {
     "name": "bad", "base": {}, "workloads": [{"name": "w"}],
     "variants": [{"name": "ok"}, {"name": "broken", "config": {"optimizer": {"lr": "fast"}}}]
   })");
-  const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
-                                  " --out " + dir.file("results"));
+  const auto result = run_command(run_suite_command(dir));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("variants[1] (broken) on workload w: optimizer.lr"),
             std::string::npos)
@@ -289,8 +291,7 @@ TEST(CliTest, CudaSuiteOnAMachineWithoutGpuIsAClearError) {
     "name": "g", "device": "cuda", "workloads": [{"name": "w"}],
     "variants": [{"name": "a"}, {"name": "b", "config": {"techniques": {"tf32": true}}}]
   })");
-  const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
-                                  " --out " + dir.file("results"));
+  const auto result = run_command(run_suite_command(dir));
   if (result.output.find("suite g:") != std::string::npos) GTEST_SKIP() << "this machine has a GPU";
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("field 'device': this suite is for \"cuda\" but no CUDA device"),
@@ -365,8 +366,7 @@ TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) 
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(2));
   const auto other = write_logging_binary(dir);
-  const auto run = speedbench_cli() + " run --suite " + dir.file("suite.json") + " --out " +
-                   dir.file("results") + " --against " + other;
+  const auto run = run_suite_command(dir) + " --against " + other;
   const auto budgeted = run_command(run + " --time-budget 0.001");
   ASSERT_EQ(budgeted.exit_code, 0) << budgeted.output;
   EXPECT_NE(budgeted.output.find("against binary: speedbench "), std::string::npos)
@@ -414,8 +414,7 @@ TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) 
       << compared.output;
 
   // Its folder is not resumed without --against (this binary's half alone would look complete).
-  const auto alone = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
-                                 " --out " + dir.file("results") + " --resume");
+  const auto alone = run_command(run_suite_command(dir) + " --resume");
   EXPECT_EQ(alone.exit_code, 2) << alone.output;
   EXPECT_NE(alone.output.find("has it but was run with --against: resume it with --against"),
             std::string::npos)
@@ -432,8 +431,7 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
                         " --version\n"
                         "echo 'speedbench: error: this build cannot run it' >&2; exit 2\n");
   std::filesystem::permissions(other, std::filesystem::perms::owner_all);
-  const auto result = run_command(speedbench_cli() + " run --suite " + dir.file("suite.json") +
-                                  " --out " + dir.file("results") + " --against " + other);
+  const auto result = run_command(run_suite_command(dir) + " --against " + other);
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("2 ok, 0 diverged/oom, 0 not applicable, 2 crashed"),
             std::string::npos)
