@@ -237,6 +237,57 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
   EXPECT_NE(folder_comparison_console(partial).find("intervals undercover"), std::string::npos);
 }
 
+// In one `run --against`, the four runs of a repetition (each build's baseline and variant) are
+// made in one sweep of the plan: the change of an effect pairs by repetition. Here the machine
+// drifts 5x over the repetitions and the after build's "fast" variant gains 20% more over its
+// baseline in every repetition: 1.2x [1.2, 1.2], improved; resampling the four samples apart
+// instead leaves the drift in the interval.
+TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgainst) {
+  const std::vector<double> drifting = {100, 200, 300, 400, 500};
+  std::vector<double> before_fast, after_baseline, after_fast;
+  for (double speed : drifting) {
+    before_fast.push_back(1.5 * speed);
+    after_baseline.push_back(0.9 * speed);
+    after_fast.push_back(0.9 * speed * 1.5 * 1.2);
+  }
+  std::vector<std::vector<Record>> before = {runs("baseline", drifting), runs("fast", before_fast)};
+  std::vector<std::vector<Record>> after = {runs("baseline", after_baseline),
+                                            runs("fast", after_fast)};
+  auto number = [](std::vector<std::vector<Record>>& variants, const std::string& run_id) {
+    for (size_t v = 0; v < variants.size(); ++v) {
+      for (size_t k = 0; k < variants[v].size(); ++k) {
+        variants[v][k].run_id = run_id;
+        variants[v][k].run_index = static_cast<int64_t>(2 * k + v);  // the plan's order
+      }
+    }
+  };
+  number(before, "20261203-120000-1");
+  number(after, "20261203-120000-1");
+  const auto& throughput = *find_metric("throughput");
+  const auto paired =
+      compare_folders(folder("before", before), folder("after", after), throughput, 0.05);
+  ASSERT_EQ(paired.effects.size(), 1u);
+  const auto& effect = paired.effects[0];
+  EXPECT_TRUE(effect.paired);
+  EXPECT_NEAR(effect.change.estimate, 1.2, 1e-12);
+  EXPECT_NEAR(effect.change.low, 1.2, 1e-12);
+  EXPECT_NEAR(effect.change.high, 1.2, 1e-12);
+  EXPECT_EQ(effect.verdict, "improved");
+  EXPECT_EQ(folder_comparison_json(paired)["effects"][0]["paired"], true);
+  EXPECT_NE(folder_comparison_markdown(paired).find("| improved | paired by repetition |"),
+            std::string::npos);
+  EXPECT_NE(folder_comparison_console(paired).find("1 of 1 effect changes paired by repetition"),
+            std::string::npos);
+
+  number(after, "20261203-130000-2");  // two separate runs
+  const auto separate =
+      compare_folders(folder("before", before), folder("after", after), throughput, 0.05);
+  EXPECT_FALSE(separate.effects[0].paired);
+  EXPECT_NEAR(separate.effects[0].change.estimate, 1.2, 1e-12);
+  EXPECT_LT(separate.effects[0].change.low, 1.0);
+  EXPECT_EQ(separate.effects[0].verdict, "inconclusive");
+}
+
 TEST(FolderComparisonTest, FoldersWithNothingInCommonAreBadInput) {
   const auto before = folder("before", {runs("baseline", {100})});
   auto other = runs("baseline", {100});

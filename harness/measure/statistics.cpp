@@ -177,6 +177,13 @@ Interval t_interval_of_mean(const std::vector<double>& values, double confidence
   return interval;
 }
 
+Interval t_interval_of_geometric_mean(const std::vector<double>& log_ratios, double confidence) {
+  auto interval = t_interval_of_mean(log_ratios, confidence);
+  for (double* bound : {&interval.estimate, &interval.low, &interval.high})
+    *bound = std::exp(*bound);
+  return interval;
+}
+
 Interval bootstrap_ratio_of_ratios(const std::vector<double>& before_baseline,
                                    const std::vector<double>& before_variant,
                                    const std::vector<double>& after_baseline,

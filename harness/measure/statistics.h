@@ -53,6 +53,11 @@ double student_t_quantile(double confidence, int degrees_of_freedom);
 // its coverage with few values when they are roughly normal, as logs of timing ratios are.
 Interval t_interval_of_mean(const std::vector<double>& values, double confidence = 0.95);
 
+// Ratios given as their logs: their geometric mean with the t interval of the logs' mean taken
+// back, exp(mean -+ t * stddev / sqrt(n)) (ratios of paired runs: `compare` of a `run --against`).
+Interval t_interval_of_geometric_mean(const std::vector<double>& log_ratios,
+                                      double confidence = 0.95);
+
 // How a ratio of medians changed between two measurements of it (two machines, two builds):
 // (median(after_variant) / median(after_baseline)) / (median(before_variant) /
 // median(before_baseline)), with a percentile-bootstrap interval that resamples all four samples.

@@ -164,10 +164,7 @@ std::optional<measure::Interval> paired_interval(const ValuePairs& pairs, bool r
     per_pair.push_back(ratio ? std::log(variant) - std::log(baseline) : variant - baseline);
   }
   if (!ratio) return measure::bootstrap_median_of_differences(per_pair);
-  auto interval = measure::t_interval_of_mean(per_pair);
-  for (double* bound : {&interval.estimate, &interval.low, &interval.high})
-    *bound = std::exp(*bound);
-  return interval;
+  return measure::t_interval_of_geometric_mean(per_pair);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -25,6 +26,9 @@ struct Sample {
   // The values by (run id, run index): the planned run each was made for. `run --against` makes
   // every planned run with both binaries, into two folders with one run id.
   std::map<std::pair<std::string, int64_t>, double> by_planned_run;
+  // The values by (run id, repetition): within one suite run, repetition k of every variant is
+  // made in one sweep of the plan, so a baseline's and a variant's runs pair by it.
+  std::map<std::pair<std::string, int64_t>, double> by_repetition;
   int ok = 0;
   std::string missing = "no records";
   bool failed = false;  // runs, none ok, and not because the technique does not apply here
@@ -43,6 +47,7 @@ Samples samples_of(const Results& results, const MetricInfo& metric) {
     if (const auto value = metric.value(record)) {
       sample.values.push_back(*value);
       sample.by_planned_run.emplace(std::make_pair(record.run_id, record.run_index), *value);
+      sample.by_repetition.emplace(std::make_pair(record.run_id, record.repetition), *value);
     }
   }
   for (auto& [which, sample] : samples) {
@@ -178,6 +183,31 @@ std::optional<ValuePairs> planned_run_pairs(const Sample& before, const Sample& 
   return pairs;
 }
 
+// Per repetition, the log of the change of an effect, log((av / ab) / (bv / bb)), when all four
+// samples (before's baseline and variant, after's baseline and variant) have one value for each
+// (run id, repetition) and the same ones: the four runs of a repetition of one `run --against`,
+// made within one sweep of its plan, the two builds' back to back. Else none.
+std::optional<std::vector<double>> log_effect_changes_by_repetition(
+    const std::vector<const Sample*>& samples) {
+  for (const auto* sample : samples) {
+    if (sample->by_repetition.size() != sample->values.size() ||
+        sample->by_repetition.size() != samples[0]->by_repetition.size())
+      return std::nullopt;
+  }
+  std::vector<double> changes;
+  for (const auto& [repetition, before_baseline] : samples[0]->by_repetition) {
+    double value[4] = {before_baseline, 0, 0, 0};
+    for (int i = 1; i < 4; ++i) {
+      const auto found = samples[i]->by_repetition.find(repetition);
+      if (found == samples[i]->by_repetition.end()) return std::nullopt;
+      value[i] = found->second;
+    }
+    if (std::any_of(value, value + 4, [](double v) { return v <= 0; })) return std::nullopt;
+    changes.push_back(std::log(value[3] / value[2]) - std::log(value[1] / value[0]));
+  }
+  return changes;
+}
+
 // `which` has records in both folders.
 VariantChange compare_variant(const Sample& before_sample, const Sample& after_sample,
                               const WorkloadVariant& which, const MetricInfo& metric,
@@ -213,7 +243,7 @@ EffectChange compare_effect(const Samples& before, const Samples& after, const C
   effect.label = c.label;
   effect.variant = c.variant;
   effect.baseline = c.baseline;
-  const Sample* samples[] = {
+  const std::vector<const Sample*> samples = {
       &sample_at(before, {c.workload, c.baseline}), &sample_at(before, {c.workload, c.variant}),
       &sample_at(after, {c.workload, c.baseline}), &sample_at(after, {c.workload, c.variant})};
   effect.reason = missing_text({{"before, " + c.baseline, samples[0]},
@@ -228,8 +258,14 @@ EffectChange compare_effect(const Samples& before, const Samples& after, const C
     effect.reason = effect.before.defined ? effect.after.note : effect.before.note;
     return effect;
   }
-  effect.change = measure::bootstrap_ratio_of_ratios(samples[0]->values, samples[1]->values,
-                                                     samples[2]->values, samples[3]->values);
+  if (const auto changes = log_effect_changes_by_repetition(samples)) {
+    // As a paired variant row: the geometric mean with a Student-t interval.
+    effect.change = measure::t_interval_of_geometric_mean(*changes);
+    effect.paired = true;
+  } else {
+    effect.change = measure::bootstrap_ratio_of_ratios(samples[0]->values, samples[1]->values,
+                                                       samples[2]->values, samples[3]->values);
+  }
   effect.defined = true;
   int fewest = static_cast<int>(samples[0]->values.size());
   for (const auto* sample : samples)

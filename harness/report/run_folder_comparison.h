@@ -50,7 +50,10 @@ struct EffectChange {
   MetricComparison before, after;  // the technique's effect in each folder
   bool defined = false;
   measure::Interval change;  // after's ratio / before's ratio
-  std::string verdict;       // change_verdict's (better = a larger speedup), or "not_compared"
+  // Per repetition of one `run --against` (its four runs made in one sweep): the geometric mean
+  // of the repetitions' changes with a Student-t interval; else all four samples resampled.
+  bool paired = false;
+  std::string verdict;  // change_verdict's (better = a larger speedup), or "not_compared"
   std::string reason;
 };
 

@@ -64,10 +64,14 @@ int paired_count(const FolderComparison& c) {
 }
 
 std::string paired_line(const FolderComparison& c) {
+  const auto paired_effects = std::count_if(c.effects.begin(), c.effects.end(),
+                                            [](const EffectChange& e) { return e.paired; });
   return std::to_string(paired_count(c)) + " of " + std::to_string(c.variants.size()) +
          " variants paired run by run (the two folders of one `run --against`: each planned run "
          "made by both binaries back to back): their after / before is the geometric mean of "
-         "the pairs' ratios, with a Student-t interval";
+         "the pairs' ratios, with a Student-t interval; " +
+         std::to_string(paired_effects) + " of " + std::to_string(c.effects.size()) +
+         " effect changes paired by repetition the same way";
 }
 
 // What the identity comparison cannot see: keys one side's records lack.
@@ -212,12 +216,15 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   if (!c.effects.empty()) {
     out << "\n## Technique effects, before and after\n\nEach technique's ratio to its baseline "
            "in each folder, and how it changed: (after's ratio) / (before's ratio), resampling "
-           "all four sets of runs.\n\n";
+           "all four sets of runs; where paired (one `run --against`), the geometric mean of "
+           "each repetition's change, whose four runs were made in one sweep of the plan, with a "
+           "Student-t interval.\n\n";
     out << table_header(
         {"workload", "technique", "before", "after", "change [95% CI]", "verdict", "notes"});
     for (const auto& e : c.effects) {
       out << table_row({e.workload, e.label, ratio_or_dash(e.before), ratio_or_dash(e.after),
-                        e.defined ? ratio_text(e.change) : "-", e.verdict, e.reason});
+                        e.defined ? ratio_text(e.change) : "-", e.verdict,
+                        e.paired ? "paired by repetition" : e.reason});
     }
   }
   if (!c.only_before.empty() || !c.only_after.empty()) {
@@ -263,6 +270,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["before"] = interval_json(e.before.interval);
       j["after"] = interval_json(e.after.interval);
       j["change"] = interval_json(e.change);
+      j["paired"] = e.paired;
     }
     effects.push_back(j);
   }
