@@ -26,6 +26,12 @@ const char* kTinyConfig = R"({
   "batch_size": 64, "warmup_steps": 1, "progress_every_s": 0
 })";
 
+// Bad input: exit code 2 and an error that says `message`.
+void expect_bad_input(const testing::CommandResult& result, const std::string& message) {
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find(message), std::string::npos) << result.output;
+}
+
 TEST(CliTest, ListShowsEveryTechnique) {
   const auto result = run_command(speedbench_cli() + " list");
   ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -65,10 +71,7 @@ TEST(CliTest, BadConfigExitsWithCode2AndWritesNothing) {
   write_text(dir.file("bad.json"), R"({"batch_size": -3})");
   const auto result = run_command(speedbench_cli() + " run-one --config " + dir.file("bad.json") +
                                   " --out " + dir.file("results"));
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find(dir.file("bad.json") + ": field 'batch_size': got -3"),
-            std::string::npos)
-      << result.output;
+  expect_bad_input(result, dir.file("bad.json") + ": field 'batch_size': got -3");
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
@@ -80,11 +83,8 @@ TEST(CliTest, MissingDatasetIsBadInput) {
   const auto result =
       run_command(speedbench_cli() + " run-one --config " + dir.file("tiny.json") +
                   " --data-root " + dir.file("empty") + " --out " + dir.file("results"));
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find(dir.file("empty") +
-                               "/train-images-idx3-ubyte.gz: cannot open the IDX file"),
-            std::string::npos)
-      << result.output;
+  expect_bad_input(result,
+                   dir.file("empty") + "/train-images-idx3-ubyte.gz: cannot open the IDX file");
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
@@ -93,10 +93,7 @@ TEST(CliTest, BatchLargerThanTheDataIsBadInput) {
   write_text(dir.file("big.json"), R"({"data": {"train_samples": 100}, "batch_size": 128})");
   const auto result = run_command(speedbench_cli() + " run-one --config " + dir.file("big.json") +
                                   " --out " + dir.file("results"));
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("field 'batch_size': got 128, more than the 100 training examples"),
-            std::string::npos)
-      << result.output;
+  expect_bad_input(result, "field 'batch_size': got 128, more than the 100 training examples");
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
@@ -216,9 +213,7 @@ TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
 
   // A different plan (another selection) is not resumed into this folder.
   const auto other = run_command(run + " --resume --exclude adam");
-  EXPECT_EQ(other.exit_code, 2) << other.output;
-  EXPECT_NE(other.output.find("field '--resume': no earlier run of suite mini"), std::string::npos)
-      << other.output;
+  expect_bad_input(other, "field '--resume': no earlier run of suite mini");
 }
 
 // A budget shorter than one run: the first run always starts (nothing is known before it), then
@@ -278,10 +273,7 @@ TEST(CliTest, SuiteWithABadVariantIsRejectedBeforeAnythingRuns) {
     "variants": [{"name": "ok"}, {"name": "broken", "config": {"optimizer": {"lr": "fast"}}}]
   })");
   const auto result = run_command(run_suite_command(dir));
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("variants[1] (broken) on workload w: optimizer.lr"),
-            std::string::npos)
-      << result.output;
+  expect_bad_input(result, "variants[1] (broken) on workload w: optimizer.lr");
   EXPECT_FALSE(std::filesystem::exists(dir.file("results")));
 }
 
@@ -293,10 +285,7 @@ TEST(CliTest, CudaSuiteOnAMachineWithoutGpuIsAClearError) {
   })");
   const auto result = run_command(run_suite_command(dir));
   if (result.output.find("suite g:") != std::string::npos) GTEST_SKIP() << "this machine has a GPU";
-  EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_NE(result.output.find("field 'device': this suite is for \"cuda\" but no CUDA device"),
-            std::string::npos)
-      << result.output;
+  expect_bad_input(result, "field 'device': this suite is for \"cuda\" but no CUDA device");
 }
 
 // CI's gate: verify exits 1 when a gating claim is refuted, 0 when every one is confirmed.
@@ -331,8 +320,7 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   EXPECT_TRUE(std::filesystem::file_size(dir.file("run/report.md")) > 0);
   EXPECT_TRUE(std::filesystem::file_size(dir.file("run/summary.json")) > 0);
   const auto missing = run_command(speedbench_cli() + " report " + dir.file("nothing"));
-  EXPECT_EQ(missing.exit_code, 2) << missing.output;
-  EXPECT_NE(missing.output.find("no records here"), std::string::npos) << missing.output;
+  expect_bad_input(missing, "no records here");
 }
 
 // compare's gate: exit 1 when a variant is slower beyond the tolerance, 0 otherwise; the
@@ -415,10 +403,7 @@ TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) 
 
   // Its folder is not resumed without --against (this binary's half alone would look complete).
   const auto alone = run_command(run_suite_command(dir) + " --resume");
-  EXPECT_EQ(alone.exit_code, 2) << alone.output;
-  EXPECT_NE(alone.output.find("has it but was run with --against: resume it with --against"),
-            std::string::npos)
-      << alone.output;
+  expect_bad_input(alone, "has it but was run with --against: resume it with --against");
 }
 
 // The second build fails every run: its runs are recorded as crashed, with its error line and

@@ -32,6 +32,16 @@ std::optional<PipedChild> spawn_with_pipe(const std::vector<std::string>& argv, 
   return PipedChild{pid, pipe_ends[0]};
 }
 
+void read_until_closed(int read_fd, const std::function<void(const char*, size_t)>& consume) {
+  char buffer[4096];
+  for (;;) {
+    const ssize_t got = ::read(read_fd, buffer, sizeof buffer);
+    if (got > 0) consume(buffer, static_cast<size_t>(got));
+    if (got == 0 || (got < 0 && errno != EINTR)) break;
+  }
+  ::close(read_fd);
+}
+
 std::string wait_for_child(pid_t pid) {
   int status = 0;
   pid_t waited = -1;

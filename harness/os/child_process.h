@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,10 @@ struct PipedChild {
 // Starts `argv` (argv[0] is a path, not looked up in PATH) with its `stream` (STDOUT_FILENO or
 // STDERR_FILENO) on a pipe; the other streams are ours. Nothing when it could not be started.
 std::optional<PipedChild> spawn_with_pipe(const std::vector<std::string>& argv, int stream);
+
+// Reads the pipe until every writer has closed it (the child and any processes it started),
+// through EINTR, handing each chunk to `consume`; then closes it.
+void read_until_closed(int read_fd, const std::function<void(const char*, size_t)>& consume);
 
 // Waits for `pid` (through EINTR) and says how it ended: "" for exit code 0, else "exited with
 // code N", "killed by signal N (name)", or why waiting failed.

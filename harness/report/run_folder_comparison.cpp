@@ -16,6 +16,8 @@ namespace speedbench::report {
 namespace {
 
 using WorkloadVariant = std::pair<std::string, std::string>;
+// A metric's values by a run's (run id, number): its run index or its repetition.
+using KeyedValues = std::map<std::pair<std::string, int64_t>, double>;
 
 // The metric's values over the ok runs of one (workload, variant) of a folder, and, when they
 // cannot be compared, why: no ok run (the first record's status and message say what happened),
@@ -25,10 +27,10 @@ struct Sample {
   std::vector<double> values;
   // The values by (run id, run index): the planned run each was made for. `run --against` makes
   // every planned run with both binaries, into two folders with one run id.
-  std::map<std::pair<std::string, int64_t>, double> by_planned_run;
+  KeyedValues by_planned_run;
   // The values by (run id, repetition): within one suite run, repetition k of every variant is
   // made in one sweep of the plan, so a baseline's and a variant's runs pair by it.
-  std::map<std::pair<std::string, int64_t>, double> by_repetition;
+  KeyedValues by_repetition;
   int ok = 0;
   std::string missing = "no records";
   bool failed = false;  // runs, none ok, and not because the technique does not apply here
@@ -168,42 +170,50 @@ std::vector<std::string> identity_keys_missing_from(const IdentityValueCounts& t
   return {names.begin(), names.end()};
 }
 
-// (before, after) per planned run, when every value on both sides has its partner: the two runs
-// that `run --against` made back to back, one by each binary; else none (two separate runs).
-std::optional<ValuePairs> planned_run_pairs(const Sample& before, const Sample& after) {
-  const auto unique = [](const Sample& s) { return s.by_planned_run.size() == s.values.size(); };
-  if (!unique(before) || !unique(after) || before.values.size() != after.values.size())
-    return std::nullopt;
-  ValuePairs pairs;
-  for (const auto& [planned_run, value] : before.by_planned_run) {
-    const auto partner = after.by_planned_run.find(planned_run);
-    if (partner == after.by_planned_run.end()) return std::nullopt;
-    pairs.emplace_back(value, partner->second);
+// The samples' values key by key ((run id, run index) or (run id, repetition): `keyed`), when
+// every sample has one value per key and all have the same keys: runs that belong together, one
+// in each sample. Else none: some run has no partner, or two runs share a key.
+std::optional<std::vector<std::vector<double>>> aligned_by(
+    const std::vector<const Sample*>& samples, KeyedValues Sample::*keyed) {
+  const auto& keys = samples.front()->*keyed;
+  for (const auto* sample : samples) {
+    if ((sample->*keyed).size() != sample->values.size() || (sample->*keyed).size() != keys.size())
+      return std::nullopt;
   }
+  std::vector<std::vector<double>> aligned;
+  for (const auto& entry : keys) {
+    auto& values = aligned.emplace_back();
+    for (const auto* sample : samples) {
+      const auto found = (sample->*keyed).find(entry.first);
+      if (found == (sample->*keyed).end()) return std::nullopt;
+      values.push_back(found->second);
+    }
+  }
+  return aligned;
+}
+
+// (before, after) per planned run: the two runs that `run --against` made back to back, one by
+// each binary; none for two separate runs.
+std::optional<ValuePairs> planned_run_pairs(const Sample& before, const Sample& after) {
+  const auto aligned = aligned_by({&before, &after}, &Sample::by_planned_run);
+  if (!aligned) return std::nullopt;
+  ValuePairs pairs;
+  for (const auto& values : *aligned) pairs.emplace_back(values[0], values[1]);
   return pairs;
 }
 
-// Per repetition, the log of the change of an effect, log((av / ab) / (bv / bb)), when all four
-// samples (before's baseline and variant, after's baseline and variant) have one value for each
-// (run id, repetition) and the same ones: the four runs of a repetition of one `run --against`,
-// made within one sweep of its plan, the two builds' back to back. Else none.
+// Per repetition, the log of the change of an effect, log((av / ab) / (bv / bb)), from the four
+// samples (before's baseline and variant, after's baseline and variant) of one `run --against`,
+// whose four runs of a repetition were made in one sweep of its plan. Else none.
 std::optional<std::vector<double>> log_effect_changes_by_repetition(
     const std::vector<const Sample*>& samples) {
-  for (const auto* sample : samples) {
-    if (sample->by_repetition.size() != sample->values.size() ||
-        sample->by_repetition.size() != samples[0]->by_repetition.size())
-      return std::nullopt;
-  }
+  const auto aligned = aligned_by(samples, &Sample::by_repetition);
+  if (!aligned) return std::nullopt;
   std::vector<double> changes;
-  for (const auto& [repetition, before_baseline] : samples[0]->by_repetition) {
-    double value[4] = {before_baseline, 0, 0, 0};
-    for (int i = 1; i < 4; ++i) {
-      const auto found = samples[i]->by_repetition.find(repetition);
-      if (found == samples[i]->by_repetition.end()) return std::nullopt;
-      value[i] = found->second;
-    }
-    if (std::any_of(value, value + 4, [](double v) { return v <= 0; })) return std::nullopt;
-    changes.push_back(std::log(value[3] / value[2]) - std::log(value[1] / value[0]));
+  for (const auto& v : *aligned) {
+    if (std::any_of(v.begin(), v.end(), [](double value) { return value <= 0; }))
+      return std::nullopt;
+    changes.push_back(std::log(v[3] / v[2]) - std::log(v[1] / v[0]));
   }
   return changes;
 }

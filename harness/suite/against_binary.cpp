@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <filesystem>
 #include <system_error>
 
@@ -23,13 +22,9 @@ std::pair<std::string, std::string> first_output_line(const std::vector<std::str
   const auto child = spawn_with_pipe(argv, STDOUT_FILENO);
   if (!child) return {"", "could not be started"};
   std::string output;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t got = ::read(child->read_fd, buffer, sizeof buffer);
-    if (got > 0 && output.size() < 65536) output.append(buffer, static_cast<size_t>(got));
-    if (got == 0 || (got < 0 && errno != EINTR)) break;
-  }
-  ::close(child->read_fd);
+  read_until_closed(child->read_fd, [&output](const char* bytes, size_t count) {
+    if (output.size() < 65536) output.append(bytes, count);
+  });
   const auto ended = wait_for_child(child->pid);
   return {output.substr(0, output.find('\n')), ended};
 }

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -76,13 +75,8 @@ std::string run_child(const std::vector<std::string>& argv) {
   g_child_pid = child->pid;
   if (g_stop_signal != 0) ::kill(child->pid, g_stop_signal);  // the signal came while spawning
   ErrorLineTee tee;
-  char buffer[4096];
-  for (;;) {  // until every writer (the child and any workers it started) has closed the pipe
-    const ssize_t got = ::read(child->read_fd, buffer, sizeof buffer);
-    if (got > 0) tee.consume(buffer, static_cast<size_t>(got));
-    if (got == 0 || (got < 0 && errno != EINTR)) break;
-  }
-  ::close(child->read_fd);
+  read_until_closed(child->read_fd,
+                    [&tee](const char* bytes, size_t count) { tee.consume(bytes, count); });
   const auto ended = wait_for_child(child->pid);
   g_child_pid = 0;
   if (ended.empty()) return "";
@@ -181,14 +175,27 @@ struct Side {
   bool against = false;
 };
 
-// The order in which a planned run goes through the sides: with two, this binary first in even
-// repetitions and the second binary first in odd ones, so that neither always runs in the other's
-// wake (a warm page cache, a cooler CPU) and a drift cancels across repetitions.
-std::vector<const Side*> sides_in_order(const std::vector<Side>& sides, const PlannedRun& run) {
-  std::vector<const Side*> order;
-  for (const auto& side : sides) order.push_back(&side);
-  if (run.repetition % 2 == 1) std::reverse(order.begin(), order.end());
-  return order;
+// One run of one side, at its place among all of them (1-based: the progress line's count).
+struct ScheduledRun {
+  const PlannedRun* run;
+  const Side* side;
+  int64_t position;
+};
+
+// Every planned run on every side, in the order they run: the plan's, and for each planned run
+// with two sides this binary first in even repetitions and the second binary first in odd ones,
+// so that neither always runs in the other's wake (a warm page cache, a cooler CPU) and a drift
+// cancels across repetitions.
+std::vector<ScheduledRun> schedule(const Suite& suite, const std::vector<Side>& sides) {
+  std::vector<ScheduledRun> runs;
+  for (const auto& run : suite.plan) {
+    std::vector<const Side*> order;
+    for (const auto& side : sides) order.push_back(&side);
+    if (run.repetition % 2 == 1) std::reverse(order.begin(), order.end());
+    for (const Side* side : order)
+      runs.push_back({&run, side, static_cast<int64_t>(runs.size()) + 1});
+  }
+  return runs;
 }
 
 // "rep 1", or "rep 1, against" for the second binary's run.
@@ -324,41 +331,31 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   const int64_t to_run = total - recorded;
   int64_t started = 0;
   RunDurationEstimate durations;
-  bool stopped = false;
-  for (const auto& run : suite.plan) {
-    int64_t position = run.index * static_cast<int64_t>(sides.size());
-    for (const Side* side : sides_in_order(sides, run)) {
-      position += 1;
-      if (side->recorded.count(run.index) > 0) {
-        summary.skipped += 1;
-        continue;
-      }
-      // The second binary's runs are timed apart: it may be the slower build.
-      const auto variant_key = run.variant + (side->against ? " (against)" : "");
-      const double expected_s = durations.expected_s(run.workload, variant_key);
-      const auto label = run_label(run, *side);
-      if (g_stop_signal != 0) {
-        stopped = true;
-      } else if (!fits_in_budget(options.time_budget_s, seconds_since(suite_start), expected_s,
-                                 /*first_run=*/started == 0)) {
-        print_budget_stop(suite, run, label, expected_s, /*not_started=*/to_run - started, total,
-                          options.time_budget_s);
-        stopped = true;
-      }
-      if (stopped) break;
-      print_progress(run, label, position, total, started, to_run, suite_start,
-                     options.time_budget_s);
-      started += 1;
-      const auto run_start = Clock::now();
-      const auto record = run_in_child(run, suite, run_id, *side, options);
-      if (!record) {  // interrupted
-        stopped = true;
-        break;
-      }
-      durations.add(run.workload, variant_key, seconds_since(run_start));
-      count_outcome(record->status, summary);
+  for (const auto& [planned, side, position] : schedule(suite, sides)) {
+    const PlannedRun& run = *planned;
+    if (side->recorded.count(run.index) > 0) {
+      summary.skipped += 1;
+      continue;
     }
-    if (stopped) break;
+    if (g_stop_signal != 0) break;
+    // The second binary's runs are timed apart: it may be the slower build.
+    const auto variant_key = run.variant + (side->against ? " (against)" : "");
+    const double expected_s = durations.expected_s(run.workload, variant_key);
+    const auto label = run_label(run, *side);
+    if (!fits_in_budget(options.time_budget_s, seconds_since(suite_start), expected_s,
+                        /*first_run=*/started == 0)) {
+      print_budget_stop(suite, run, label, expected_s, /*not_started=*/to_run - started, total,
+                        options.time_budget_s);
+      break;
+    }
+    print_progress(run, label, position, total, started, to_run, suite_start,
+                   options.time_budget_s);
+    started += 1;
+    const auto run_start = Clock::now();
+    const auto record = run_in_child(run, suite, run_id, *side, options);
+    if (!record) break;  // interrupted
+    durations.add(run.workload, variant_key, seconds_since(run_start));
+    count_outcome(record->status, summary);
   }
   const auto took = format_duration(seconds_since(suite_start));
   if (g_stop_signal != 0) {
