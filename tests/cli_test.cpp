@@ -250,8 +250,24 @@ TEST(CliTest, ATimeBudgetStopsTheSuiteBetweenRunsAndResumeRunsTheRest) {
   EXPECT_EQ(summary["records"], 1);
   EXPECT_EQ(summary["planned_runs"], 4);
 
+  // The folder notes the build that started it; resuming with another is said, not refused
+  // (without --against the build is not what the suite measures).
+  const auto builds_path = (folder / "builds.json").string();
+  auto builds = nlohmann::json::parse(read_text(builds_path));
+  write_text(builds_path, "[]");
+  expect_bad_input(run_command(run + " --resume"), "builds.json: expected a JSON object");
+  const auto version = run_command(speedbench_cli() + " --version").output;
+  EXPECT_EQ(builds["this"]["version"], version.substr(0, version.find('\n')));
+  builds["this"]["fingerprint"] = "crc32 00000000, 1 bytes";
+  write_text(builds_path, builds.dump());
+
   const auto resumed = run_command(run + " --resume --time-budget 3600");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resuming: the run folder's own runs were made by "),
+            std::string::npos)
+      << resumed.output;
+  EXPECT_NE(resumed.output.find("the same --version line but other bytes"), std::string::npos)
+      << resumed.output;
   EXPECT_EQ(resumed.output.find("stopped at its time budget"), std::string::npos) << resumed.output;
   std::vector<int64_t> indexes;
   for (const auto& r : read_records(records_path)) indexes.push_back(r.run_index);
@@ -323,8 +339,6 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   expect_bad_input(missing, "no records here");
 }
 
-// compare's gate: exit 1 when a variant is slower beyond the tolerance, 0 otherwise; the
-// markdown and JSON forms are written where asked.
 // A stand-in for a second build: `speedbench` itself behind a script that, before each run,
 // logs the run's index and how many runs this binary had recorded by then.
 std::string write_logging_binary(const TempDir& dir) {
@@ -349,7 +363,7 @@ std::string write_logging_binary(const TempDir& dir) {
 
 // `run --against`: every planned run made by both binaries back to back, this one first in even
 // repetitions and the other first in odd ones, into two folders that compare pairs run by run;
-// a time budget and --resume work across both.
+// a time budget and --resume work across both, and --resume refuses another second build.
 TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(2));
@@ -365,6 +379,20 @@ TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) 
       << budgeted.output;
   EXPECT_NE(budgeted.output.find("7 of 8 planned runs not started"), std::string::npos)
       << budgeted.output;
+
+  // The same version line, other bytes (a rebuild of a dirty tree, say): not the build it started.
+  const auto script = read_text(other);
+  write_text(other, script + "# rebuilt\n");
+  const auto rebuilt = run_command(run + " --resume");
+  expect_bad_input(rebuilt, "field 'against': the run folder's --against runs were made by " +
+                                other + " (speedbench ");
+  EXPECT_NE(
+      rebuilt.output.find("is " + other + ", the same --version line but other bytes (crc32 "),
+      std::string::npos)
+      << rebuilt.output;
+  EXPECT_NE(rebuilt.output.find("resume with those, or run without --resume"), std::string::npos)
+      << rebuilt.output;
+  write_text(other, script);
 
   const auto resumed = run_command(run + " --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
@@ -428,6 +456,12 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
   ASSERT_EQ(failed.size(), 2u);
   for (const auto& r : failed) {
     EXPECT_EQ(r.status, RunStatus::kCrashed);
+    // The runner wrote it: the machine's facts, the other build by its --version line only.
+    EXPECT_TRUE(r.environment.contains("host")) << r.environment.dump();
+    EXPECT_FALSE(r.environment.contains("git_commit")) << r.environment.dump();
+    EXPECT_FALSE(r.environment.contains("libtorch_version")) << r.environment.dump();
+    EXPECT_EQ(r.environment.value("build_version_line", "").rfind("speedbench ", 0), 0u)
+        << r.environment.dump();
     EXPECT_NE(r.message.find("--against "), std::string::npos) << r.message;
     EXPECT_NE(r.message.find("failing-build: run process exited with code 2: this build cannot "
                              "run it"),
@@ -436,6 +470,8 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
   }
 }
 
+// compare's gate: exit 1 when a variant is slower beyond the tolerance, 0 otherwise; the
+// markdown and JSON forms are written where asked.
 TEST(CliTest, CompareGatesOnARegressedVariantAndWritesItsForms) {
   TempDir dir;
   speedbench::testing::write_synthetic_results(dir.file("before/runs.jsonl"));

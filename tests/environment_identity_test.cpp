@@ -90,5 +90,25 @@ TEST(EnvironmentIdentityTest, DifferingKeysCountTheEnvironmentsOfEachValue) {
   EXPECT_TRUE(differing_identity_keys({}).empty());
 }
 
+// A record the runner writes for another build (run --against) keeps the machine, drops this
+// build, and so takes no side when a folder's builds are counted.
+TEST(EnvironmentIdentityTest, WithoutBuildKeepsTheMachineOnly) {
+  auto block = gpu_machine(1980, 41);
+  block["gpu"]["runtime_version"] = "13.0";
+  block["gpu"]["nccl_version"] = "2.27.3";
+  const auto machine = without_build(block);
+  for (const auto* key : {"libtorch_version", "build_type", "git_commit"})
+    EXPECT_FALSE(machine.contains(key)) << key;
+  EXPECT_FALSE(machine["gpu"].contains("runtime_version"));
+  EXPECT_FALSE(machine["gpu"].contains("nccl_version"));
+  EXPECT_EQ(machine["gpu"]["name"], "NVIDIA H200");
+  EXPECT_EQ(machine["host"], "gpu-1");
+  EXPECT_EQ(machine["cpu_isa"], block["cpu_isa"]);
+  auto other_build = block;
+  other_build["git_commit"] = "def";
+  EXPECT_TRUE(differing_identity_keys({block, machine}).empty());
+  EXPECT_TRUE(differing_identity_keys({other_build, machine}).empty());
+}
+
 }  // namespace
 }  // namespace speedbench

@@ -12,9 +12,8 @@
 #include "harness/distributed/local_launcher.h"
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/statistics.h"
-#include "harness/results/environment.h"
 #include "harness/results/records_file.h"
-#include "harness/suite/against_binary.h"
+#include "harness/suite/speedbench_binary.h"
 #include "harness/suite/suite.h"
 #include "harness/suite/suite_runner.h"
 #include "harness/techniques/lr_finder.h"
@@ -168,15 +167,14 @@ int command_run_suite(const RunSuiteArgs& args) {
   }
   check_output_folder(args.results_root, "--out");
   SuiteRunOptions options;
+  options.binary = this_binary();
   if (!args.against_executable.empty()) {
-    const auto against = check_against_binary(args.against_executable);
-    std::fprintf(stderr, "this binary:    %s\nagainst binary: %s\n", version_line().c_str(),
-                 against.version.c_str());
-    options.against_executable = against.path;
+    options.against = check_against_binary(args.against_executable);
+    std::fprintf(stderr, "this binary:    %s\nagainst binary: %s\n", options.binary.version.c_str(),
+                 options.against->version.c_str());
   }
   options.resume = args.resume;
   options.results_root = args.results_root;
-  options.executable = args.executable;
   options.data_root = args.data_root;
   options.time_budget_s = args.time_budget_s;
   const auto summary = run_suite(suite, options);

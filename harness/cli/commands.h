@@ -25,7 +25,6 @@ struct RunSuiteArgs {
   std::string suite_path;
   std::string results_root = "results";
   std::string data_root;
-  std::string executable;
   std::string against_executable;  // "" = none; else a second build, run back to back with this
   bool resume = false;
   std::vector<std::string> only, exclude;

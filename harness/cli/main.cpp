@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -244,10 +243,7 @@ int main(int argc, char** argv) {
       run_one.data_root = run_suite_args.data_root;
       return command_run_one(run_one);
     }
-    if (*run_cmd) {
-      run_suite_args.executable = std::filesystem::canonical("/proc/self/exe").string();
-      return command_run_suite(run_suite_args);
-    }
+    if (*run_cmd) return command_run_suite(run_suite_args);
     if (*report_cmd) return command_report(report_args);
     if (*verify_cmd) return command_verify(verify_args);
     if (*compare_cmd) return command_compare(compare_args);

@@ -5,12 +5,13 @@ namespace speedbench {
 namespace {
 
 // Top-level keys of the environment block (environment.cpp) that name the machine or the build.
-const char* const kIdentityKeys[] = {
-    // the machine
-    "host", "cpu_model", "cpu_cores", "aten_cpu_capability", "cuda_available",
-    // the build
-    "libtorch_version", "build_type", "compiler", "git_commit", "cudnn_version",
-    "cuda_runtime_version"};
+const char* const kMachineIdentityKeys[] = {"host", "cpu_model", "cpu_cores", "aten_cpu_capability",
+                                            "cuda_available"};
+const char* const kBuildIdentityKeys[] = {"libtorch_version", "build_type",
+                                          "compiler",         "git_commit",
+                                          "cudnn_version",    "cuda_runtime_version"};
+// Facts of the build that are not identity (they follow from the keys above).
+const char* const kOtherBuildKeys[] = {"speedbench_version", "cuda_compiled"};
 
 // Objects whose every entry is identity: the instruction sets and the cache sizes.
 const char* const kIdentityObjects[] = {"cpu_isa", "cpu_cache_bytes"};
@@ -21,8 +22,11 @@ const char* const kGpuIdentityKeys[] = {
     // the device
     "name", "compute_capability", "memory_bytes", "multiprocessors", "max_clock_khz",
     "memory_clock_khz", "sm_clock_mhz_max", "power_limit_w",
-    // its software
-    "driver", "driver_api_version", "runtime_version", "nccl_version"};
+    // the driver
+    "driver", "driver_api_version",
+    // the libraries the build links
+    "runtime_version", "nccl_version"};
+const char* const kGpuBuildKeys[] = {"runtime_version", "nccl_version"};
 
 void add_entries(std::map<std::string, nlohmann::json>& identity, const nlohmann::json& block,
                  const std::string& block_name) {
@@ -35,7 +39,10 @@ void add_entries(std::map<std::string, nlohmann::json>& identity, const nlohmann
 std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json& environment) {
   std::map<std::string, nlohmann::json> identity;
   if (!environment.is_object()) return identity;
-  for (const char* key : kIdentityKeys) {
+  for (const char* key : kMachineIdentityKeys) {
+    if (environment.contains(key)) identity[key] = environment[key];
+  }
+  for (const char* key : kBuildIdentityKeys) {
     if (environment.contains(key)) identity[key] = environment[key];
   }
   for (const char* key : kIdentityObjects) {
@@ -48,6 +55,17 @@ std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json&
     }
   }
   return identity;
+}
+
+nlohmann::json without_build(const nlohmann::json& environment) {
+  auto machine = environment;
+  if (!machine.is_object()) return machine;
+  for (const char* key : kBuildIdentityKeys) machine.erase(key);
+  for (const char* key : kOtherBuildKeys) machine.erase(key);
+  if (machine.contains("gpu") && machine["gpu"].is_object()) {
+    for (const char* key : kGpuBuildKeys) machine["gpu"].erase(key);
+  }
+  return machine;
 }
 
 std::vector<std::string> identity_changes(const nlohmann::json& then, const nlohmann::json& now,

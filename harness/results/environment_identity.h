@@ -19,6 +19,11 @@ namespace speedbench {
 // "cpu_isa.amx_bf16", "gpu.name", ... -> value. Keys the block lacks are left out.
 std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json& environment);
 
+// The block less what names the build (LibTorch, build type, compiler, commit, the CUDA, cuDNN
+// and NCCL libraries): for a record that the runner writes for another build (run --against) whose
+// run died before writing its own, so that it claims that build's machine but not this build.
+nlohmann::json without_build(const nlohmann::json& environment);
+
 // "key: A then, B now" (values as JSON) for each identity key that both blocks have and that
 // differs, and for each of `run_keys`, top-level keys that describe the run rather than the
 // machine (reproduce passes "torch_threads"). A key only one block has (a record written before

@@ -70,6 +70,13 @@ std::vector<Record> read_records(const std::string& path) {
   return records;
 }
 
+void write_json_file_whole(const std::filesystem::path& path, const nlohmann::json& content) {
+  auto partial = path;
+  partial += ".partial";
+  std::ofstream(partial) << content.dump(1) << "\n";
+  std::filesystem::rename(partial, path);
+}
+
 void check_output_folder(const std::string& folder, const std::string& flag) {
   if (folder.empty()) return;
   // Create what is missing, then remove exactly that again: a run that fails later on bad input

@@ -3,6 +3,8 @@
 // and a crash mid-run never leave a half line behind.
 #pragma once
 
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,10 @@ void append_record(const std::string& path, const Record& record);
 // Checks that `folder` can be created (or is there) and written, without leaving anything behind;
 // otherwise bad input: ConfigError("command line", flag, ...) naming it.
 void check_output_folder(const std::string& folder, const std::string& flag);
+
+// A JSON file beside the records (plan.json, builds.json), written whole or not at all: a kill
+// mid-write leaves no file that --resume would read as half a plan.
+void write_json_file_whole(const std::filesystem::path& path, const nlohmann::json& content);
 
 // Reads every record; a line that does not parse is an error naming the file and line.
 std::vector<Record> read_records(const std::string& path);

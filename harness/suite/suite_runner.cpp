@@ -19,6 +19,7 @@
 #include "harness/data/datasets.h"
 #include "harness/os/child_process.h"
 #include "harness/os/scoped_signal_handlers.h"
+#include "harness/results/environment_identity.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/run_one.h"
 #include "harness/suite/run_time_budget.h"
@@ -96,7 +97,7 @@ fs::path choose_folder(const Suite& suite, const nlohmann::json& plan,
     }
   }
   std::sort(candidates.rbegin(), candidates.rend());  // run ids sort by time: newest first
-  const bool against = !options.against_executable.empty();
+  const bool against = options.against.has_value();
   std::string other_kind;  // a folder with this plan, run the other way (with or without --against)
   for (const auto& folder : candidates) {
     std::ifstream in(folder / "plan.json");
@@ -144,17 +145,14 @@ void check_datasets_load(const Suite& suite, const std::string& data_root) {
   }
 }
 
-// Readies the run folder. New: writes plan.json whole or not at all (a kill mid-write must not
-// leave a plan that matches nothing). Resumed: returns the run indexes already recorded, after
-// dropping an unfinished last line of runs.jsonl.
+// Readies the run folder. New: writes plan.json (whole or not at all). Resumed: returns the run
+// indexes already recorded, after dropping an unfinished last line of runs.jsonl.
 std::set<int64_t> prepare_run_folder(const fs::path& folder, const nlohmann::json& plan,
                                      const std::string& records_path) {
   fs::create_directories(folder);
   std::set<int64_t> recorded;
   if (!fs::exists(folder / "plan.json")) {
-    const auto partial = folder / "plan.json.partial";
-    std::ofstream(partial) << plan.dump(1) << "\n";
-    fs::rename(partial, folder / "plan.json");
+    write_json_file_whole(folder / "plan.json", plan);
     return recorded;
   }
   if (!fs::exists(records_path)) return recorded;
@@ -168,7 +166,7 @@ std::set<int64_t> prepare_run_folder(const fs::path& folder, const nlohmann::jso
 // One binary of the suite run and where its records go: this binary in the run folder, and with
 // --against the second binary in the run folder's against/.
 struct Side {
-  std::string executable;
+  const SpeedbenchBinary* binary;
   fs::path folder;
   std::string records_path;
   std::set<int64_t> recorded;  // run indexes already in its records (--resume)
@@ -240,14 +238,14 @@ std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
                                    const SuiteRunOptions& options) {
   const auto config_path = side.folder / (".run-" + std::to_string(run.index) + ".config.json");
   std::ofstream(config_path) << run.config_json.dump(2);
-  std::vector<std::string> argv = {side.executable, "run-one",
-                                   "--config",      config_path.string(),
-                                   "--records",     side.records_path,
-                                   "--run-id",      run_id,
-                                   "--suite",       suite.name,
-                                   "--variant",     run.variant,
-                                   "--run-index",   std::to_string(run.index),
-                                   "--repetition",  std::to_string(run.repetition),
+  std::vector<std::string> argv = {side.binary->path, "run-one",
+                                   "--config",        config_path.string(),
+                                   "--records",       side.records_path,
+                                   "--run-id",        run_id,
+                                   "--suite",         suite.name,
+                                   "--variant",       run.variant,
+                                   "--run-index",     std::to_string(run.index),
+                                   "--repetition",    std::to_string(run.repetition),
                                    "--brief"};
   if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});
   const auto failure = run_child(argv);
@@ -261,9 +259,14 @@ std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
   }
   const RunIdentity identity{run_id, suite.name, run.variant, run.index, run.repetition};
   auto message = failure.empty() ? "the run wrote no record" : failure;
-  // This record's environment block is this binary's: say whose run it was.
-  if (side.against) message = "--against " + side.executable + ": " + message;
+  if (side.against) message = "--against " + side.binary->path + ": " + message;
   auto crashed = crashed_record(run.config, identity, message);
+  if (side.against) {
+    // Written here, by this build, for the other one: it knows that build by its --version line,
+    // not by its environment block, whose build keys would otherwise be this build's.
+    crashed.environment = without_build(crashed.environment);
+    crashed.environment["build_version_line"] = side.binary->version;
+  }
   append_record(records_path, crashed);
   return crashed;
 }
@@ -293,11 +296,18 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   const auto plan = suite_plan_to_json(suite);
   const auto folder = choose_folder(suite, plan, options);
   const auto run_id = folder.filename().string();
-  std::vector<Side> sides(options.against_executable.empty() ? 1 : 2);
-  sides.front().executable = options.executable;
+  const bool resumed = fs::exists(folder / "plan.json");
+  if (resumed) {
+    check_same_builds(folder, options.binary, options.against);
+  } else {  // before plan.json: a folder with a plan names its builds
+    fs::create_directories(folder);
+    note_builds(folder, options.binary, options.against);
+  }
+  std::vector<Side> sides(options.against ? 2 : 1);
+  sides.front().binary = &options.binary;
   sides.front().folder = folder;
-  if (sides.size() > 1) {
-    sides.back().executable = options.against_executable;
+  if (options.against) {
+    sides.back().binary = &*options.against;
     sides.back().folder = folder / kAgainstFolder;
     sides.back().against = true;
   }
@@ -312,12 +322,12 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   int64_t recorded = 0;
   for (const auto& side : sides) recorded += static_cast<int64_t>(side.recorded.size());
   ::setenv(kParentPidVariable, std::to_string(::getpid()).c_str(), 1);
-  std::fprintf(stderr, "suite %s: %lld runs -> %s%s\n", suite.name.c_str(),
-               static_cast<long long>(total), summary.records_path.c_str(),
-               sides.size() > 1 ? (" and, with " + options.against_executable + ", " +
-                                   summary.against_records_path)
-                                      .c_str()
-                                : "");
+  std::fprintf(
+      stderr, "suite %s: %lld runs -> %s%s\n", suite.name.c_str(), static_cast<long long>(total),
+      summary.records_path.c_str(),
+      sides.size() > 1
+          ? (" and, with " + options.against->path + ", " + summary.against_records_path).c_str()
+          : "");
   if (recorded > 0) {
     std::fprintf(stderr, "resuming: %lld runs already recorded\n",
                  static_cast<long long>(recorded));

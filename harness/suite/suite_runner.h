@@ -10,17 +10,19 @@
 // not the drift between two runs made at different times.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "harness/suite/speedbench_binary.h"
 #include "harness/suite/suite.h"
 
 namespace speedbench {
 
 struct SuiteRunOptions {
   std::string results_root = "results";
-  std::string executable;          // this binary (for the child processes)
-  std::string against_executable;  // a second binary whose runs go to <run folder>/against/
-  std::string data_root;           // passed to each run when set
+  SpeedbenchBinary binary;                  // this one (for the child processes)
+  std::optional<SpeedbenchBinary> against;  // a second build whose runs go to <run folder>/against/
+  std::string data_root;                    // passed to each run when set
   bool resume = false;       // continue the newest run folder of this suite with the same plan
   double time_budget_s = 0;  // start no run that would end past this (run_time_budget.h); 0: none
 };
@@ -40,7 +42,8 @@ struct SuiteRunSummary {
 // The subfolder of a run folder that holds the second binary's plan.json and runs.jsonl.
 inline constexpr const char* kAgainstFolder = "against";
 
-// Throws ConfigError when --resume finds no earlier run with the same plan.
+// Throws ConfigError when --resume finds no earlier run with the same plan, or, with --against,
+// finds it was made by other builds (speedbench_binary.h).
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options);
 
 // In a child the runner (or the DDP launcher) started: die with it. A runner killed with SIGKILL

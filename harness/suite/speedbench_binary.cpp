@@ -1,0 +1,150 @@
+#include "harness/suite/speedbench_binary.h"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <system_error>
+#include <vector>
+
+#include "harness/config/config_error.h"
+#include "harness/os/child_process.h"
+#include "harness/results/environment.h"
+#include "harness/results/records_file.h"
+
+namespace speedbench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void reject(const std::string& path, const std::string& why) {
+  throw ConfigError("command line", "--against",
+                    "got \"" + path + "\", expected a speedbench executable: " + why);
+}
+
+// The first line `argv` writes to stdout ("" if none) and how it ended ("" for exit code 0).
+std::pair<std::string, std::string> first_output_line(const std::vector<std::string>& argv) {
+  const auto child = spawn_with_pipe(argv, STDOUT_FILENO);
+  if (!child) return {"", "could not be started"};
+  std::string output;
+  read_until_closed(child->read_fd, [&output](const char* bytes, size_t count) {
+    if (output.size() < 65536) output.append(bytes, count);
+  });
+  const auto ended = wait_for_child(child->pid);
+  return {output.substr(0, output.find('\n')), ended};
+}
+
+// "crc32 1a2b3c4d, 2760992 bytes"; "" when the file cannot be read. A CRC, not a cryptographic
+// hash: it tells builds apart, it does not guard against someone forging one.
+std::string fingerprint_of(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::vector<char> chunk(1 << 20);
+  uLong crc = crc32(0L, Z_NULL, 0);
+  uintmax_t size = 0;
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto count = static_cast<size_t>(in.gcount());
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(count));
+    size += count;
+  }
+  if (in.bad()) return "";
+  char text[64];
+  std::snprintf(text, sizeof text, "crc32 %08lx, %ju bytes", crc, size);
+  return text;
+}
+
+nlohmann::json builds_entry(const SpeedbenchBinary& binary) {
+  return {{"path", binary.path}, {"version", binary.version}, {"fingerprint", binary.fingerprint}};
+}
+
+// "" when `now` is the build noted under `side` ("this" or "against"); else what differs.
+std::string build_change(const fs::path& builds_path, const nlohmann::json& noted,
+                         const std::string& side, const SpeedbenchBinary& now) {
+  const auto entry = noted.value(side, nlohmann::json());
+  if (!entry.is_object() || !entry.value("version", nlohmann::json()).is_string() ||
+      !entry.value("fingerprint", nlohmann::json()).is_string()) {
+    throw ConfigError(builds_path.string(), side,
+                      "expected an object with \"version\" and \"fingerprint\" strings");
+  }
+  const auto version = entry["version"].get<std::string>();
+  const auto fingerprint = entry["fingerprint"].get<std::string>();
+  if (version == now.version && fingerprint == now.fingerprint) return "";
+  const bool self = side == "this";
+  const auto differs = version == now.version
+                           ? "the same --version line but other bytes (" + now.fingerprint + ")"
+                           : now.version + " (" + now.fingerprint + ")";
+  return std::string("the run folder's ") + (self ? "own runs" : "--against runs") +
+         " were made by " + entry.value("path", "?") + " (" + version + "; " + fingerprint +
+         "), but " + (self ? "this binary" : "--against") + " is " + now.path + ", " + differs;
+}
+
+}  // namespace
+
+SpeedbenchBinary this_binary() {
+  const auto path = fs::canonical("/proc/self/exe");
+  return {path.string(), version_line(), fingerprint_of(path)};
+}
+
+SpeedbenchBinary check_against_binary(const std::string& path) {
+  std::error_code error;
+  const auto resolved = fs::canonical(path, error);
+  if (error) reject(path, error.message());
+  if (!fs::is_regular_file(resolved)) reject(path, "not a file");
+  if (::access(resolved.c_str(), X_OK) != 0) reject(path, "not executable");
+  const auto fingerprint = fingerprint_of(resolved);
+  if (fingerprint.empty()) reject(path, "not readable");
+  const auto [line, ended] = first_output_line({resolved.string(), "--version"});
+  if (!ended.empty()) reject(path, "its --version " + ended);
+  if (line.rfind("speedbench ", 0) != 0) {
+    reject(path, "its --version printed \"" + line.substr(0, 80) +
+                     "\", not a line starting with \"speedbench \"");
+  }
+  return {resolved.string(), line, fingerprint};
+}
+
+void note_builds(const fs::path& run_folder, const SpeedbenchBinary& self,
+                 const std::optional<SpeedbenchBinary>& against) {
+  nlohmann::json builds = {{"this", builds_entry(self)}};
+  if (against) builds["against"] = builds_entry(*against);
+  write_json_file_whole(run_folder / kBuildsFile, builds);
+}
+
+void check_same_builds(const fs::path& run_folder, const SpeedbenchBinary& self,
+                       const std::optional<SpeedbenchBinary>& against) {
+  const auto builds_path = run_folder / kBuildsFile;
+  if (!fs::exists(builds_path)) {
+    std::fprintf(stderr,
+                 "resuming: %s names no builds (made before speedbench noted them): not checked "
+                 "that the binaries are the ones that started it\n",
+                 run_folder.c_str());
+    return;
+  }
+  std::ifstream in(builds_path);
+  const auto noted = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!noted.is_object()) {
+    throw ConfigError(builds_path.string(), "", "expected a JSON object (written by run --suite)");
+  }
+  if (!against) {
+    const auto change = build_change(builds_path, noted, "this", self);
+    if (!change.empty()) {
+      std::fprintf(stderr, "resuming: %s; its report will say the records come from two builds\n",
+                   change.c_str());
+    }
+    return;
+  }
+  for (const auto& [side, now] : {std::pair{"this", &self}, std::pair{"against", &*against}}) {
+    const auto change = build_change(builds_path, noted, side, *now);
+    if (!change.empty()) {
+      throw ConfigError(builds_path.string(), side,
+                        change +
+                            ": a pair of runs must come from the two builds noted, so resume "
+                            "with those, or run without --resume to start a new folder");
+    }
+  }
+}
+
+}  // namespace speedbench
