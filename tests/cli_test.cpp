@@ -456,7 +456,8 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
   ASSERT_EQ(failed.size(), 2u);
   for (const auto& r : failed) {
     EXPECT_EQ(r.status, RunStatus::kCrashed);
-    // The runner wrote it: the machine's facts, the other build by its --version line only.
+    // The runner wrote it: the machine's facts, the other build (which wrote no record of its
+    // own) by its --version line only.
     EXPECT_TRUE(r.environment.contains("host")) << r.environment.dump();
     EXPECT_FALSE(r.environment.contains("git_commit")) << r.environment.dump();
     EXPECT_FALSE(r.environment.contains("libtorch_version")) << r.environment.dump();
@@ -468,6 +469,41 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
               std::string::npos)
         << r.message;
   }
+  // Such records measured nothing: compare names no machine or build keys they lack.
+  const auto compared = run_command(speedbench_cli() + " compare " + (folder / "against").string() +
+                                    " " + folder.string());
+  EXPECT_EQ(compared.exit_code, 0) << compared.output;
+  EXPECT_NE(compared.output.find("not_compared: before: crashed (--against "), std::string::npos)
+      << compared.output;
+  EXPECT_EQ(compared.output.find("only the after records name"), std::string::npos)
+      << compared.output;
+}
+
+// The second build dies in one run after writing another: the record the runner writes for it
+// takes that build's facts from its own record (the same binary here, so this checks the wiring;
+// EnvironmentIdentityTest checks what is taken).
+TEST(CliTest, ASecondBuildsDeadRunIsRecordedWithTheBuildItsOwnRecordNames) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), mini_suite(1));
+  const auto other = dir.file("dying-build");
+  write_text(other, "#!/bin/sh\nSPEEDBENCH_INJECT_FAULT=1:segfault exec " + speedbench_cli() +
+                        " \"$@\"\n");
+  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
+  const auto result = run_command(run_suite_command(dir) + " --against " + other);
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  const auto records =
+      read_records((only_run_folder(dir.file("results/mini")) / "against/runs.jsonl").string());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].status, RunStatus::kOk);
+  EXPECT_FALSE(records[0].environment.contains("build_version_line"));
+  EXPECT_EQ(records[1].status, RunStatus::kCrashed);
+  EXPECT_NE(records[1].message.find("signal"), std::string::npos) << records[1].message;
+  for (const auto* key : {"git_commit", "build_type", "libtorch_version", "compiler"}) {
+    EXPECT_EQ(records[1].environment.value(key, nlohmann::json()),
+              records[0].environment.value(key, nlohmann::json()))
+        << key;
+  }
+  EXPECT_EQ(records[1].environment.value("build_version_line", "").rfind("speedbench ", 0), 0u);
 }
 
 // compare's gate: exit 1 when a variant is slower beyond the tolerance, 0 otherwise; the

@@ -90,24 +90,34 @@ TEST(EnvironmentIdentityTest, DifferingKeysCountTheEnvironmentsOfEachValue) {
   EXPECT_TRUE(differing_identity_keys({}).empty());
 }
 
-// A record the runner writes for another build (run --against) keeps the machine, drops this
-// build, and so takes no side when a folder's builds are counted.
-TEST(EnvironmentIdentityTest, WithoutBuildKeepsTheMachineOnly) {
-  auto block = gpu_machine(1980, 41);
-  block["gpu"]["runtime_version"] = "13.0";
-  block["gpu"]["nccl_version"] = "2.27.3";
-  const auto machine = without_build(block);
-  for (const auto* key : {"libtorch_version", "build_type", "git_commit"})
-    EXPECT_FALSE(machine.contains(key)) << key;
-  EXPECT_FALSE(machine["gpu"].contains("runtime_version"));
-  EXPECT_FALSE(machine["gpu"].contains("nccl_version"));
-  EXPECT_EQ(machine["gpu"]["name"], "NVIDIA H200");
-  EXPECT_EQ(machine["host"], "gpu-1");
-  EXPECT_EQ(machine["cpu_isa"], block["cpu_isa"]);
-  auto other_build = block;
+// A record the runner writes for another build (run --against) keeps the machine as read now and
+// takes the build from that build's own record, or leaves it out: it then takes no side when a
+// folder's builds are counted.
+TEST(EnvironmentIdentityTest, WithBuildOfTakesTheBuildFromItsSourceAndTheMachineFromNow) {
+  auto now = gpu_machine(1410, 70);
+  now["gpu"]["runtime_version"] = "13.0";
+  now["gpu"]["nccl_version"] = "2.27.3";
+  auto other_build = gpu_machine(1980, 41);
   other_build["git_commit"] = "def";
-  EXPECT_TRUE(differing_identity_keys({block, machine}).empty());
-  EXPECT_TRUE(differing_identity_keys({other_build, machine}).empty());
+  other_build["libtorch_version"] = "2.10.0";
+  other_build["gpu"]["runtime_version"] = "12.8";
+  const auto mixed = with_build_of(now, other_build);
+  EXPECT_EQ(mixed["git_commit"], "def");
+  EXPECT_EQ(mixed["libtorch_version"], "2.10.0");
+  EXPECT_EQ(mixed["gpu"]["runtime_version"], "12.8");
+  EXPECT_FALSE(mixed["gpu"].contains("nccl_version"));  // the source does not say
+  EXPECT_EQ(mixed["gpu"]["sm_clock_mhz_now"], 1410);    // the machine as read now
+  EXPECT_EQ(mixed["host"], "gpu-1");
+  EXPECT_TRUE(differing_identity_keys({other_build, mixed}).empty());
+
+  const auto unknown = with_build_of(now, nlohmann::json::object());
+  for (const auto* key : {"libtorch_version", "build_type", "git_commit"})
+    EXPECT_FALSE(unknown.contains(key)) << key;
+  EXPECT_FALSE(unknown["gpu"].contains("runtime_version"));
+  EXPECT_EQ(unknown["gpu"]["name"], "NVIDIA H200");
+  EXPECT_EQ(unknown["cpu_isa"], now["cpu_isa"]);
+  EXPECT_TRUE(differing_identity_keys({other_build, unknown}).empty());
+  EXPECT_TRUE(differing_identity_keys({now, unknown}).empty());
 }
 
 }  // namespace

@@ -258,7 +258,9 @@ size_t planned_run_count(const Results& results) {
 
 std::vector<nlohmann::json> environments(const Results& results) {
   std::vector<nlohmann::json> blocks;
-  for (const auto& record : results.records) blocks.push_back(record.environment);
+  for (const auto& record : results.records) {
+    if (!written_for_another_build(record.environment)) blocks.push_back(record.environment);
+  }
   return blocks;
 }
 

@@ -99,7 +99,8 @@ std::vector<Comparison> planned_comparisons(const Results& results);
 // How many runs the plan lists (a suite stopped early recorded fewer); without a plan, the records.
 size_t planned_run_count(const Results& results);
 
-// The records' environment blocks, in order.
+// The environment blocks of the records that their runs wrote (not those the runner wrote for a
+// --against build that died first), in order: the machines and builds that measured the folder.
 std::vector<nlohmann::json> environments(const Results& results);
 
 // The machine or build keys on which the records differ (environment_identity.h); empty when one

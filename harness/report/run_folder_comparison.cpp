@@ -163,6 +163,8 @@ std::vector<IdentityDifference> identity_differences(const IdentityValueCounts& 
 // The top-level names ("cpu_isa" for "cpu_isa.avx2") of the keys `these` has and `others` lacks.
 std::vector<std::string> identity_keys_missing_from(const IdentityValueCounts& these,
                                                     const IdentityValueCounts& others) {
+  // Records that name nothing (every run on that side died before writing its own) are not older.
+  if (others.empty()) return {};
   std::set<std::string> names;
   for (const auto& entry : these) {
     if (others.count(entry.first) == 0) names.insert(entry.first.substr(0, entry.first.find('.')));

@@ -57,15 +57,22 @@ std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json&
   return identity;
 }
 
-nlohmann::json without_build(const nlohmann::json& environment) {
-  auto machine = environment;
-  if (!machine.is_object()) return machine;
-  for (const char* key : kBuildIdentityKeys) machine.erase(key);
-  for (const char* key : kOtherBuildKeys) machine.erase(key);
-  if (machine.contains("gpu") && machine["gpu"].is_object()) {
-    for (const char* key : kGpuBuildKeys) machine["gpu"].erase(key);
+nlohmann::json with_build_of(const nlohmann::json& environment,
+                             const nlohmann::json& build_source) {
+  auto mixed = environment;
+  if (!mixed.is_object()) return mixed;
+  const auto take = [](nlohmann::json& block, const nlohmann::json& source, const char* key) {
+    block.erase(key);
+    if (source.is_object() && source.contains(key)) block[key] = source[key];
+  };
+  for (const char* key : kBuildIdentityKeys) take(mixed, build_source, key);
+  for (const char* key : kOtherBuildKeys) take(mixed, build_source, key);
+  if (mixed.contains("gpu") && mixed["gpu"].is_object()) {
+    const auto source_gpu =
+        build_source.is_object() ? build_source.value("gpu", nlohmann::json()) : nlohmann::json();
+    for (const char* key : kGpuBuildKeys) take(mixed["gpu"], source_gpu, key);
   }
-  return machine;
+  return mixed;
 }
 
 std::vector<std::string> identity_changes(const nlohmann::json& then, const nlohmann::json& now,

@@ -19,10 +19,19 @@ namespace speedbench {
 // "cpu_isa.amx_bf16", "gpu.name", ... -> value. Keys the block lacks are left out.
 std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json& environment);
 
-// The block less what names the build (LibTorch, build type, compiler, commit, the CUDA, cuDNN
-// and NCCL libraries): for a record that the runner writes for another build (run --against) whose
-// run died before writing its own, so that it claims that build's machine but not this build.
-nlohmann::json without_build(const nlohmann::json& environment);
+// `environment` with the build's keys (LibTorch, build type, compiler, commit, the CUDA, cuDNN and
+// NCCL libraries) taken from `build_source`, those it lacks left out. For a record that the
+// runner writes for another build (run --against) whose run died before writing its own: the
+// machine as read now, the build as that binary's own newest record states it, or no build at
+// all when it has written none.
+nlohmann::json with_build_of(const nlohmann::json& environment, const nlohmann::json& build_source);
+
+// The key such a record adds to its environment block: that binary's --version line. Its block
+// describes no measurement (the run died first), so a folder's identity counts leave it out.
+inline constexpr const char* kForAnotherBuildKey = "build_version_line";
+inline bool written_for_another_build(const nlohmann::json& environment) {
+  return environment.is_object() && environment.contains(kForAnotherBuildKey);
+}
 
 // "key: A then, B now" (values as JSON) for each identity key that both blocks have and that
 // differs, and for each of `run_keys`, top-level keys that describe the run rather than the

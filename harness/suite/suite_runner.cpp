@@ -229,6 +229,17 @@ void print_budget_stop(const Suite& suite, const PlannedRun& next, const std::st
                static_cast<long long>(total));
 }
 
+// The environment block of the newest record that the side's binary wrote itself (not one the
+// runner wrote for it); {} when there is none.
+nlohmann::json own_newest_environment(const Side& side) {
+  if (!fs::exists(side.records_path)) return nlohmann::json::object();
+  const auto records = read_records(side.records_path);
+  for (auto record = records.rbegin(); record != records.rend(); ++record) {
+    if (!written_for_another_build(record->environment)) return record->environment;
+  }
+  return nlohmann::json::object();
+}
+
 // Runs one planned run in its own process, with the side's binary, and returns its record: the
 // one the child appended (a failed DDP launch may still have written rank 0's), or, when it died
 // before writing, a `crashed` record appended here so that the report shows it. Nothing when the
@@ -262,10 +273,10 @@ std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
   if (side.against) message = "--against " + side.binary->path + ": " + message;
   auto crashed = crashed_record(run.config, identity, message);
   if (side.against) {
-    // Written here, by this build, for the other one: it knows that build by its --version line,
-    // not by its environment block, whose build keys would otherwise be this build's.
-    crashed.environment = without_build(crashed.environment);
-    crashed.environment["build_version_line"] = side.binary->version;
+    // Written here, by this build, for the other one: its build keys would otherwise be this
+    // build's. That build as its own newest record states it, and its --version line.
+    crashed.environment = with_build_of(crashed.environment, own_newest_environment(side));
+    crashed.environment[kForAnotherBuildKey] = side.binary->version;
   }
   append_record(records_path, crashed);
   return crashed;
