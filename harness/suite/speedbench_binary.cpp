@@ -131,7 +131,7 @@ void check_same_builds(const fs::path& run_folder, const SpeedbenchBinary& self,
   if (!against) {
     const auto change = build_change(builds_path, noted, "this", self);
     if (!change.empty()) {
-      std::fprintf(stderr, "resuming: %s; its report will say the records come from two builds\n",
+      std::fprintf(stderr, "resuming: %s: the folder's records will come from two builds\n",
                    change.c_str());
     }
     return;

@@ -30,7 +30,8 @@ SpeedbenchBinary check_against_binary(const std::string& path);
 
 // The run folder's builds.json: written when a suite run starts a folder (the second build too
 // with --against). On --resume with --against, a ConfigError naming the side whose build is not
-// the one noted; without --against, a line on stderr (the report flags the folder's two builds).
+// the one noted; without --against, a line on stderr (the report flags two builds only where the
+// records' commits or build types differ, not two dirty builds of one commit).
 // A folder without the file (made before speedbench noted its builds) passes with a line saying
 // it was not checked.
 inline constexpr const char* kBuildsFile = "builds.json";
