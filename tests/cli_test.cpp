@@ -420,14 +420,19 @@ TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) 
       EXPECT_EQ((*records)[k].status, RunStatus::kOk) << (*records)[k].message;
     }
   }
-  const auto compare_line =
-      "compare: speedbench compare " + against.string() + " " + folder.string();
-  EXPECT_NE(resumed.output.find(compare_line), std::string::npos) << resumed.output;
-  const auto compared =
-      run_command(speedbench_cli() + " compare " + against.string() + " " + folder.string());
+  EXPECT_NE(resumed.output.find("compare: speedbench compare " + folder.string() + "\n"),
+            std::string::npos)
+      << resumed.output;
+  // One folder of a run --against: its against/ before, itself after.
+  const auto compared = run_command(speedbench_cli() + " compare " + folder.string());
   ASSERT_EQ(compared.exit_code, 0) << compared.output;
+  EXPECT_NE(compared.output.find("before: " + against.string() + " (suite mini"), std::string::npos)
+      << compared.output;
   EXPECT_NE(compared.output.find("2 of 2 variants paired run by run"), std::string::npos)
       << compared.output;
+  EXPECT_EQ(
+      run_command(speedbench_cli() + " compare " + against.string() + " " + folder.string()).output,
+      compared.output);
 
   // Its folder is not resumed without --against (this binary's half alone would look complete).
   const auto alone = run_command(run_suite_command(dir) + " --resume");

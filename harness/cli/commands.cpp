@@ -180,12 +180,9 @@ int command_run_suite(const RunSuiteArgs& args) {
   const auto summary = run_suite(suite, options);
   std::printf("records: %s\n", summary.records_path.c_str());
   if (!summary.against_records_path.empty()) {
-    const auto folder = [](const std::string& records_path) {
-      return std::filesystem::path(records_path).parent_path().string();
-    };
     std::printf("against: %s\n", summary.against_records_path.c_str());
-    std::printf("compare: speedbench compare %s %s\n", folder(summary.against_records_path).c_str(),
-                folder(summary.records_path).c_str());
+    std::printf("compare: speedbench compare %s\n",
+                std::filesystem::path(summary.records_path).parent_path().c_str());
   }
   if (summary.interrupted) return 130;
   return summary.crashed > 0 ? 1 : 0;  // diverged/oom runs are results, a crash is a failure

@@ -41,7 +41,8 @@ struct ReportArgs {
 };
 
 struct CompareArgs {
-  std::string before_dir, after_dir;  // run folders or their runs.jsonl
+  std::string before_dir,
+      after_dir;  // run folders or their runs.jsonl; after "": before's against/
   std::string metric = "throughput";
   double tolerance = 0.05;
   bool gate = false;          // exit 1 when a variant regressed or failed

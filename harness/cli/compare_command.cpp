@@ -1,11 +1,14 @@
 // `speedbench compare BEFORE AFTER`: two run folders side by side (run_folder_comparison.h).
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <utility>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
 #include "harness/report/run_folder_comparison.h"
+#include "harness/suite/suite_runner.h"
 
 namespace speedbench {
 
@@ -34,12 +37,27 @@ std::unique_ptr<std::ofstream> open_output(const std::string& path, const std::s
   return out;
 }
 
+// BEFORE and AFTER as given; or, given one folder, the two builds of a `run --against`: its
+// against/ (the second build's records) before, the folder itself after.
+std::pair<std::string, std::string> before_and_after(const CompareArgs& args) {
+  if (!args.after_dir.empty()) return {args.before_dir, args.after_dir};
+  const auto against = std::filesystem::path(args.before_dir) / kAgainstFolder;
+  if (!std::filesystem::is_directory(against)) {
+    throw ConfigError("command line", "after",
+                      "missing: one folder is compared alone only when it is a run --against "
+                      "folder, with the second build's records in its against/, and " +
+                          args.before_dir + " has none; give BEFORE and AFTER");
+  }
+  return {against.string(), args.before_dir};
+}
+
 }  // namespace
 
 int command_compare(const CompareArgs& args) {
   const auto& metric = comparable_metric(args.metric);
-  const auto before = report::load_results(args.before_dir);
-  const auto after = report::load_results(args.after_dir);
+  const auto [before_dir, after_dir] = before_and_after(args);
+  const auto before = report::load_results(before_dir);
+  const auto after = report::load_results(after_dir);
   const auto comparison = report::compare_folders(before, after, metric, args.tolerance);
   auto markdown = open_output(args.markdown_path, "--markdown");
   auto json = open_output(args.json_path, "--json");

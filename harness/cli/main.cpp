@@ -5,6 +5,7 @@
 //   speedbench report DIR                 comparisons with intervals: report.md, summary.json
 //   speedbench verify DIR                 claims -> verdicts; exit 1 if a gating claim fails
 //   speedbench compare BEFORE AFTER       two run folders: what changed; --gate: exit 1 if slower
+//   speedbench compare RUN_FOLDER         a run --against folder: its against/ before, itself after
 //   speedbench reproduce RUNS.jsonl       rerun a recorded run; exit 1 if an exact metric differs
 //   speedbench list                       workloads and techniques
 //   speedbench lr-find --config FILE      LR range test, suggests a peak LR
@@ -118,7 +119,7 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
   command
       ->add_option("--against", args.against_executable,
                    "A second speedbench build: every run is made by both, back to back, its "
-                   "records in RUN_FOLDER/against/ (then: compare RUN_FOLDER/against RUN_FOLDER)")
+                   "records in RUN_FOLDER/against/ (then: compare RUN_FOLDER)")
       ->needs(suite_option);
   command->add_flag("--resume", args.resume,
                     "Continue the newest run of this suite with the same plan: skip recorded runs");
@@ -168,8 +169,12 @@ CLI::App* add_verify_command(CLI::App& app, speedbench::ReportArgs& args) {
 CLI::App* add_compare_command(CLI::App& app, speedbench::CompareArgs& args) {
   auto* command = app.add_subcommand(
       "compare", "Two run folders side by side (machines, builds): what changed, with intervals");
-  command->add_option("before", args.before_dir, "The earlier or reference run folder")->required();
-  command->add_option("after", args.after_dir, "The run folder to compare with it")->required();
+  command
+      ->add_option("before", args.before_dir,
+                   "The earlier or reference run folder (alone: a run --against folder, whose "
+                   "against/ is then the before)")
+      ->required();
+  command->add_option("after", args.after_dir, "The run folder to compare with it");
   command->add_option("--metric", args.metric, "A ratio metric of the report")
       ->capture_default_str();
   command
