@@ -41,8 +41,9 @@ struct ReportArgs {
 };
 
 struct CompareArgs {
-  std::string before_dir,
-      after_dir;  // run folders or their runs.jsonl; after "": before's against/
+  // Run folders or their runs.jsonl; no after: before is a run --against folder, its against/
+  // the before.
+  std::string before_dir, after_dir;
   std::string metric = "throughput";
   double tolerance = 0.05;
   bool gate = false;          // exit 1 when a variant regressed or failed

@@ -17,15 +17,12 @@ const char* const kOtherBuildKeys[] = {"speedbench_version", "cuda_compiled"};
 const char* const kIdentityObjects[] = {"cpu_isa", "cpu_cache_bytes"};
 
 // The GPU block's properties (cuda_environment.cpp); not its PCI slot, nor the clocks and
-// temperature read when the record was written.
-const char* const kGpuIdentityKeys[] = {
-    // the device
-    "name", "compute_capability", "memory_bytes", "multiprocessors", "max_clock_khz",
-    "memory_clock_khz", "sm_clock_mhz_max", "power_limit_w",
-    // the driver
-    "driver", "driver_api_version",
-    // the libraries the build links
-    "runtime_version", "nccl_version"};
+// temperature read when the record was written. The device and its driver:
+const char* const kGpuMachineIdentityKeys[] = {
+    "name",          "compute_capability", "memory_bytes",     "multiprocessors",
+    "max_clock_khz", "memory_clock_khz",   "sm_clock_mhz_max", "power_limit_w",
+    "driver",        "driver_api_version"};
+// ... and the libraries the build links.
 const char* const kGpuBuildKeys[] = {"runtime_version", "nccl_version"};
 
 void add_entries(std::map<std::string, nlohmann::json>& identity, const nlohmann::json& block,
@@ -34,25 +31,29 @@ void add_entries(std::map<std::string, nlohmann::json>& identity, const nlohmann
   for (const auto& [key, value] : block.items()) identity[block_name + "." + key] = value;
 }
 
+// The `keys` that `block` has, into `identity` under `prefix` + key.
+template <size_t N>
+void add_keys(std::map<std::string, nlohmann::json>& identity, const nlohmann::json& block,
+              const char* const (&keys)[N], const std::string& prefix = "") {
+  for (const char* key : keys) {
+    if (block.contains(key)) identity[prefix + key] = block[key];
+  }
+}
+
 }  // namespace
 
 std::map<std::string, nlohmann::json> environment_identity(const nlohmann::json& environment) {
   std::map<std::string, nlohmann::json> identity;
   if (!environment.is_object()) return identity;
-  for (const char* key : kMachineIdentityKeys) {
-    if (environment.contains(key)) identity[key] = environment[key];
-  }
-  for (const char* key : kBuildIdentityKeys) {
-    if (environment.contains(key)) identity[key] = environment[key];
-  }
+  add_keys(identity, environment, kMachineIdentityKeys);
+  add_keys(identity, environment, kBuildIdentityKeys);
   for (const char* key : kIdentityObjects) {
     if (environment.contains(key)) add_entries(identity, environment[key], key);
   }
   const auto gpu = environment.value("gpu", nlohmann::json::object());
   if (gpu.is_object()) {
-    for (const char* key : kGpuIdentityKeys) {
-      if (gpu.contains(key)) identity[std::string("gpu.") + key] = gpu[key];
-    }
+    add_keys(identity, gpu, kGpuMachineIdentityKeys, "gpu.");
+    add_keys(identity, gpu, kGpuBuildKeys, "gpu.");
   }
   return identity;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/config/config_error.h"
+#include "harness/config/json_reader.h"
 #include "harness/os/child_process.h"
 #include "harness/results/environment.h"
 #include "harness/results/records_file.h"
@@ -123,8 +124,7 @@ void check_same_builds(const fs::path& run_folder, const SpeedbenchBinary& self,
                  run_folder.c_str());
     return;
   }
-  std::ifstream in(builds_path);
-  const auto noted = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto noted = read_json_file(builds_path.string());
   if (!noted.is_object()) {
     throw ConfigError(builds_path.string(), "", "expected a JSON object (written by run --suite)");
   }

@@ -269,12 +269,13 @@ std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
     if (newest.run_id == run_id && newest.run_index == run.index) return newest;
   }
   const RunIdentity identity{run_id, suite.name, run.variant, run.index, run.repetition};
-  auto message = failure.empty() ? "the run wrote no record" : failure;
-  if (side.against) message = "--against " + side.binary->path + ": " + message;
-  auto crashed = crashed_record(run.config, identity, message);
+  auto crashed =
+      crashed_record(run.config, identity, failure.empty() ? "the run wrote no record" : failure);
   if (side.against) {
-    // Written here, by this build, for the other one: its build keys would otherwise be this
-    // build's. That build as its own newest record states it, and its --version line.
+    // Written here, by this build, for the other one: say whose run it was, and give that
+    // build's keys as its own newest record states them (they would be this build's) and its
+    // --version line.
+    crashed.message = "--against " + side.binary->path + ": " + crashed.message;
     crashed.environment = with_build_of(crashed.environment, own_newest_environment(side));
     crashed.environment[kForAnotherBuildKey] = side.binary->version;
   }
@@ -307,8 +308,7 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   const auto plan = suite_plan_to_json(suite);
   const auto folder = choose_folder(suite, plan, options);
   const auto run_id = folder.filename().string();
-  const bool resumed = fs::exists(folder / "plan.json");
-  if (resumed) {
+  if (options.resume) {  // choose_folder found a folder with this plan
     check_same_builds(folder, options.binary, options.against);
   } else {  // before plan.json: a folder with a plan names its builds
     fs::create_directories(folder);
