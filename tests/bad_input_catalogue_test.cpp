@@ -17,7 +17,7 @@ using testing::TempDir;
 
 struct BadInput {
   std::string name;
-  std::map<std::string, std::string> files;  // relative path -> content ("<binary:...>": bytes)
+  std::map<std::string, std::string> files;  // relative path -> content (see write_case_file)
   std::string command;                       // {dir} = the case's folder, {out} = its results root
   std::vector<std::string> expected;         // substrings of the error line; {dir} expanded
 };
@@ -116,6 +116,7 @@ std::vector<BadInput> catalogue() {
       {"suite: --time-budget with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --time-budget 60", {"command line", "--time-budget requires --suite"}},
       {"suite: --against a file that does not exist", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --against {dir}/old-build", {"command line", "'--against'", "{dir}/old-build", "expected a speedbench executable"}},
       {"suite: --against a program that is not speedbench", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --against /bin/true", {"command line", "'--against'", "/bin/true", "not a line starting with \"speedbench \""}},
+      {"suite: --against a build whose run-one lacks an option the runner passes", {{"s.json", suite_with(kGoodSuiteTail)}, {"old-build", "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'speedbench 0.1.0 (commit 1234567, Release build)'; exit 0; }\nprintf 'Options:\\n  -h,--help  Print this help\\n  --config TEXT REQUIRED\\n  --records TEXT\\n  --run-id TEXT\\n  --suite TEXT\\n  --variant TEXT\\n  --run-index INT\\n  --repetition INT\\n  --data-root TEXT\\n'\n"}}, suite + " --against {dir}/old-build", {"command line", "'--against'", "{dir}/old-build", "speedbench 0.1.0 (commit 1234567, Release build) has a `run-one` without --brief, which the suite runner passes to every run"}},
       {"suite: --against with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --against " + exe, {"command line", "--against requires --suite"}},
       {"suite: --resume without an earlier run", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --resume", {"--resume", "no earlier run"}},
       // ---- claims ------------------------------------------------------------------------------
@@ -182,6 +183,9 @@ void write_case_file(const std::string& path, const std::string& content,
     testing::write_gzip(path, bytes);
   } else {
     testing::write_text(path, std::regex_replace(content, std::regex("<record>"), record_line));
+    if (content.rfind("#!", 0) == 0) {  // a script that stands in for a program
+      std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    }
   }
 }
 

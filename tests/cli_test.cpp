@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
+#include <sstream>
 
 #include "harness/results/environment.h"
 #include "harness/results/records_file.h"
+#include "harness/suite/speedbench_binary.h"
 #include "tests/test_support.h"
 
 namespace speedbench {
@@ -340,12 +343,13 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
 }
 
 // A stand-in for a second build: `speedbench` itself behind a script that, before each run,
-// logs the run's index and how many runs this binary had recorded by then.
+// logs the run's index and how many runs this binary had recorded by then (not for the check of
+// its `run-one --help` before the suite starts).
 std::string write_logging_binary(const TempDir& dir) {
   const auto path = dir.file("other-build");
   write_text(path,
              "#!/bin/sh\n"
-             "if [ \"$1\" = run-one ]; then\n"
+             "if [ \"$1\" = run-one ] && [ \"$2\" != --help ]; then\n"
              "  previous=; for arg in \"$@\"; do\n"
              "    case \"$previous\" in --records) records=$arg;; --run-index) index=$arg;; "
              "esac; previous=$arg\n"
@@ -445,8 +449,9 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(1));
   const auto other = dir.file("failing-build");
-  write_text(other, "#!/bin/sh\n[ \"$1\" = --version ] && exec " + speedbench_cli() +
-                        " --version\n"
+  write_text(other, "#!/bin/sh\n{ [ \"$1\" = --version ] || [ \"$2\" = --help ]; } && exec " +
+                        speedbench_cli() +
+                        " \"$@\"\n"
                         "echo 'speedbench: error: this build cannot run it' >&2; exit 2\n");
   std::filesystem::permissions(other, std::filesystem::perms::owner_all);
   const auto result = run_command(run_suite_command(dir) + " --against " + other);
@@ -482,6 +487,35 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
       << compared.output;
   EXPECT_EQ(compared.output.find("only the after records name"), std::string::npos)
       << compared.output;
+}
+
+// The options a --against build is checked for up front are the ones the runner then passes:
+// the runner's every `run-one` option is in kRunOneOptionsTheRunnerPasses, and with --data-root
+// it passes them all.
+TEST(CliTest, ASecondBuildIsCheckedForEveryRunOneOptionTheRunnerPasses) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), mini_suite(1));
+  const auto other = dir.file("logging-build");
+  write_text(other, "#!/bin/sh\necho \"$@\" >> " + dir.file("calls") + "\nexec " +
+                        speedbench_cli() + " \"$@\"\n");
+  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
+  const auto result = run_command(run_suite_command(dir) + " --against " + other +
+                                  " --data-root /usr/share/datasets/fashion-mnist");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::set<std::string> passed;
+  int runs = 0;
+  std::istringstream calls(read_text(dir.file("calls")));
+  for (std::string call; std::getline(calls, call);) {
+    if (call.rfind("run-one --config ", 0) != 0) continue;  // --version, run-one --help
+    runs += 1;
+    std::istringstream words(call);
+    for (std::string word; words >> word;)
+      if (word.rfind("--", 0) == 0) passed.insert(word);
+  }
+  EXPECT_EQ(runs, 2);
+  const std::set<std::string> checked(kRunOneOptionsTheRunnerPasses.begin(),
+                                      kRunOneOptionsTheRunnerPasses.end());
+  EXPECT_EQ(passed, checked);
 }
 
 // The second build dies in one run after writing another: the record the runner writes for it

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <system_error>
 #include <vector>
 
@@ -26,8 +28,8 @@ namespace fs = std::filesystem;
                     "got \"" + path + "\", expected a speedbench executable: " + why);
 }
 
-// The first line `argv` writes to stdout ("" if none) and how it ended ("" for exit code 0).
-std::pair<std::string, std::string> first_output_line(const std::vector<std::string>& argv) {
+// What `argv` writes to stdout (its first 64 KiB) and how it ended ("" for exit code 0).
+std::pair<std::string, std::string> output_of(const std::vector<std::string>& argv) {
   const auto child = spawn_with_pipe(argv, STDOUT_FILENO);
   if (!child) return {"", "could not be started"};
   std::string output;
@@ -35,7 +37,23 @@ std::pair<std::string, std::string> first_output_line(const std::vector<std::str
     if (output.size() < 65536) output.append(bytes, count);
   });
   const auto ended = wait_for_child(child->pid);
-  return {output.substr(0, output.find('\n')), ended};
+  return {output, ended};
+}
+
+// The option names a CLI11 help text lists: each line's first word where it starts with "-",
+// split at commas ("  -h,--help  Print ..." lists -h and --help).
+std::set<std::string> options_listed_in(const std::string& help) {
+  std::set<std::string> options;
+  std::istringstream lines(help);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string first;
+    if (!(words >> first) || first.front() != '-') continue;
+    std::istringstream names(first);
+    for (std::string name; std::getline(names, name, ',');) options.insert(name);
+  }
+  return options;
 }
 
 // "crc32 1a2b3c4d, 2760992 bytes"; "" when the file cannot be read. A CRC, not a cryptographic
@@ -98,11 +116,24 @@ SpeedbenchBinary check_against_binary(const std::string& path) {
   if (::access(resolved.c_str(), X_OK) != 0) reject(path, "not executable");
   const auto fingerprint = fingerprint_of(resolved);
   if (fingerprint.empty()) reject(path, "not readable");
-  const auto [line, ended] = first_output_line({resolved.string(), "--version"});
-  if (!ended.empty()) reject(path, "its --version " + ended);
+  const auto [version, version_ended] = output_of({resolved.string(), "--version"});
+  if (!version_ended.empty()) reject(path, "its --version " + version_ended);
+  const auto line = version.substr(0, version.find('\n'));
   if (line.rfind("speedbench ", 0) != 0) {
     reject(path, "its --version printed \"" + line.substr(0, 80) +
                      "\", not a line starting with \"speedbench \"");
+  }
+  // An older build that lacks an option the runner passes would fail every run: say so now.
+  const auto [help, help_ended] = output_of({resolved.string(), "run-one", "--help"});
+  if (!help_ended.empty()) reject(path, "its `run-one --help` " + help_ended);
+  const auto listed = options_listed_in(help);
+  std::string missing;
+  for (const auto& option : kRunOneOptionsTheRunnerPasses) {
+    if (listed.count(option) == 0) missing += (missing.empty() ? "" : ", ") + option;
+  }
+  if (!missing.empty()) {
+    reject(path, line + " has a `run-one` without " + missing +
+                     ", which the suite runner passes to every run: build a newer commit");
   }
   return {resolved.string(), line, fingerprint};
 }

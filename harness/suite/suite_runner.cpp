@@ -249,6 +249,7 @@ std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
                                    const SuiteRunOptions& options) {
   const auto config_path = side.folder / (".run-" + std::to_string(run.index) + ".config.json");
   std::ofstream(config_path) << run.config_json.dump(2);
+  // Each option here is in kRunOneOptionsTheRunnerPasses, which a --against build is checked for.
   std::vector<std::string> argv = {side.binary->path, "run-one",
                                    "--config",        config_path.string(),
                                    "--records",       side.records_path,
