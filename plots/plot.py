@@ -5,8 +5,11 @@ Usage: plots/plot.py RESULTS_DIR | --compare COMPARE.json   (with the project's 
        scripts/plot finds it)
 
 Reads DIR/summary.json (written by `speedbench report DIR`) and DIR/runs.jsonl, and writes:
-  speedup.*            throughput ratio per technique with its 95% interval; claimed ratios marked
-  memory.*             training-memory ratio (peak above data and model) with its 95% interval
+  speedup.*            throughput ratio per technique with its 95% interval; claimed ratios marked;
+                       a bar is green or red only where its interval lies wholly on one side of
+                       1x, else grey
+  memory.*             training-memory ratio (peak above data and model) with its 95% interval,
+                       coloured the same way (lower is better)
   time_to_accuracy.*   test accuracy against wall time, median and range over repetitions
   lr_schedule.*        the learning rate of every step, one line per variant (first repetition)
   lr_finder.*          the LR range test's curve, for each lr_find*.json in DIR
@@ -23,6 +26,7 @@ import warnings
 import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
+import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
@@ -33,11 +37,16 @@ def read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+# An SVG with no date and fixed element ids: a figure drawn again from the same records is the
+# same file, as a PNG already is, so a redraw changes only the figures whose content changed.
+matplotlib.rcParams["svg.hashsalt"] = "speedbench"
+
+
 def save(fig, folder, name, written):
     fig.tight_layout()
     for ext in ("png", "svg"):
         path = os.path.join(folder, f"{name}.{ext}")
-        fig.savefig(path, dpi=120)
+        fig.savefig(path, dpi=120, metadata={"Date": None} if ext == "svg" else None)
         written.append(path)
     plt.close(fig)
 
@@ -64,6 +73,24 @@ def ratio_axis(ax, y, labels, xlabel):
     ax.set_xlabel(xlabel)
 
 
+# A bar's colour says what its 95% interval shows, not which side of 1x its median fell on: a
+# bar whose interval reaches across 1x is grey, however long.
+INTERVAL_COLORS = {"better": "#4c9a2a", "worse": "#c0504d", "unclear": "#a6a6a6"}
+INTERVAL_LABELS = {"better": "interval wholly on the better side of 1x",
+                   "worse": "interval wholly on the worse side of 1x",
+                   "unclear": "interval includes 1x"}
+
+
+def interval_side(low, high, higher_is_better):
+    """"better" or "worse" when the interval [low, high] lies wholly on one side of 1x, else
+    "unclear" (an interval that touches 1x, as a zero-width one at exactly 1x does, included)."""
+    if low > 1:
+        return "better" if higher_is_better else "worse"
+    if high < 1:
+        return "worse" if higher_is_better else "better"
+    return "unclear"
+
+
 def ratio_bars(summary, metric, xlabel, name, folder, written):
     """One horizontal bar per (workload, technique) with the metric's ratio and interval."""
     rows = []
@@ -76,12 +103,16 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
         rows.append((label, m["estimate"], m["low"], m["high"], claimed))
     if not rows:
         return
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.6))
+    sides = [interval_side(r[2], r[3], higher_is_better=metric == "throughput") for r in rows]
+    shown = [side for side in INTERVAL_COLORS if side in sides]
+    claimed = any(r[4] for r in rows)
+    # Room under the last bar for the legend (in bar rows), so that it covers no bar.
+    legend_rows = 0.6 * (len(shown) + claimed) + 0.4
+    fig, ax = plt.subplots(figsize=(9, 0.32 * (len(rows) + legend_rows) + 1.6))
     y = np.arange(len(rows))[::-1]
     estimates = np.array([r[1] for r in rows])
     errors = np.array([[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]])
-    better = estimates >= 1 if metric == "throughput" else estimates <= 1
-    ax.barh(y, estimates - 1, left=1, color=np.where(better, "#4c9a2a", "#c0504d"), alpha=0.8)
+    ax.barh(y, estimates - 1, left=1, color=[INTERVAL_COLORS[side] for side in sides], alpha=0.8)
     ax.errorbar(estimates, y, xerr=errors, fmt="none", ecolor="black", capsize=3, lw=1)
     marked = False
     for yi, row in zip(y, rows):
@@ -90,9 +121,12 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
                     label=None if marked else "claimed ratio")
             marked = True
     ratio_axis(ax, y, [r[0] for r in rows], xlabel)
+    ax.set_ylim(-0.6 - legend_rows, len(rows) - 0.4)
     ax.set_title(title(summary, name.replace("_", " ")), fontsize=10)
-    if marked:
-        ax.legend(loc="lower right", fontsize=8)
+    handles, _ = ax.get_legend_handles_labels()  # the claimed ratio's, if marked
+    handles += [matplotlib.patches.Patch(color=INTERVAL_COLORS[side], alpha=0.8,
+                                         label=INTERVAL_LABELS[side]) for side in shown]
+    ax.legend(handles=handles, loc="lower right", fontsize=8)
     save(fig, folder, name, written)
 
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Unit tests of plots/plot.py's choices, on made-up summaries: which colour a ratio bar gets.
+Exit 77 (skipped) when this python has no matplotlib.
+Usage: plot_test.py SOURCE_DIR
+"""
+import importlib.util
+import os
+import sys
+import unittest
+
+try:
+    import matplotlib.colors
+except ImportError:
+    print(f"no matplotlib in {sys.executable}")
+    sys.exit(77)
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+SOURCE_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(__file__))
+spec = importlib.util.spec_from_file_location("plot", os.path.join(SOURCE_DIR, "plots", "plot.py"))
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+
+
+def comparison(label, metric, estimate, low, high):
+    return {"workload": "w", "label": label, "status": "ok", "claims": [],
+            "metrics": {metric: {"defined": True, "estimate": estimate, "low": low, "high": high,
+                                 "n_baseline": 3, "n_variant": 3}}}
+
+
+def bar_colours(metric, comparisons):
+    """The face colour of each bar ratio_bars draws, top to bottom, and the legend's entries
+    (text, colour)."""
+    drawn = {}
+    saved = plot.save
+    plot.save = lambda fig, folder, name, written: drawn.update(fig=fig)
+    try:
+        summary = {"suite": "s", "device": "cpu", "started_at": "2026-12-03",
+                   "comparisons": comparisons}
+        plot.ratio_bars(summary, metric, "x", "speedup", "unused", [])
+    finally:
+        plot.save = saved
+    ax = drawn["fig"].axes[0]
+    bars = sorted((p for p in ax.patches if p.get_height() > 0), key=lambda p: -p.get_y())
+    legend = ax.get_legend()
+    entries = [(t.get_text(), matplotlib.colors.to_hex(h.get_facecolor()))
+               for t, h in zip(legend.get_texts(), legend.legend_handles)]
+    return [matplotlib.colors.to_hex(b.get_facecolor()) for b in bars], entries
+
+
+def legend_of(*sides):
+    return [(plot.INTERVAL_LABELS[side], plot.INTERVAL_COLORS[side]) for side in sides]
+
+
+class IntervalSideTest(unittest.TestCase):
+    def test_an_interval_wholly_beyond_1x_is_better_or_worse_by_the_metric(self):
+        self.assertEqual(plot.interval_side(1.05, 1.3, higher_is_better=True), "better")
+        self.assertEqual(plot.interval_side(0.7, 0.95, higher_is_better=True), "worse")
+        self.assertEqual(plot.interval_side(0.5, 0.5, higher_is_better=False), "better")
+        self.assertEqual(plot.interval_side(1.2, 1.2, higher_is_better=False), "worse")
+
+    def test_an_interval_that_reaches_1x_is_unclear_whatever_its_median(self):
+        self.assertEqual(plot.interval_side(0.9, 1.4, higher_is_better=True), "unclear")
+        self.assertEqual(plot.interval_side(1.0, 1.4, higher_is_better=True), "unclear")
+        self.assertEqual(plot.interval_side(1.0, 1.0, higher_is_better=False), "unclear")
+
+
+class RatioBarsTest(unittest.TestCase):
+    def test_each_bar_takes_the_colour_of_its_interval_and_the_legend_names_those_shown(self):
+        colours, legend = bar_colours("throughput", [
+            comparison("faster", "throughput", 1.2, 1.1, 1.3),
+            comparison("noisy", "throughput", 1.15, 0.9, 1.3),
+            comparison("slower", "throughput", 0.8, 0.7, 0.9)])
+        c = plot.INTERVAL_COLORS
+        self.assertEqual(colours, [c["better"], c["unclear"], c["worse"]])
+        self.assertEqual(legend, legend_of("better", "worse", "unclear"))
+
+    def test_less_memory_is_better(self):
+        colours, legend = bar_colours("step_bytes", [
+            comparison("smaller", "step_bytes", 0.5, 0.5, 0.5),
+            comparison("larger", "step_bytes", 1.3, 1.3, 1.3)])
+        c = plot.INTERVAL_COLORS
+        self.assertEqual(colours, [c["better"], c["worse"]])
+        self.assertEqual(legend, legend_of("better", "worse"))
+
+
+if __name__ == "__main__":
+    unittest.main()
