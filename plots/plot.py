@@ -7,7 +7,8 @@ Usage: plots/plot.py RESULTS_DIR | --compare COMPARE.json   (with the project's 
 Reads DIR/summary.json (written by `speedbench report DIR`) and DIR/runs.jsonl, and writes:
   speedup.*            throughput ratio per technique with its 95% interval; claimed ratios marked;
                        a bar is green or red only where its interval lies wholly on one side of
-                       1x, else grey
+                       1x, else grey; the axis says so where a side had fewer than 5 runs, as
+                       such an interval holds the true ratio about 9 times in 10
   memory.*             training-memory ratio (peak above data and model) with its 95% interval,
                        coloured the same way (lower is better)
   time_to_accuracy.*   test accuracy against wall time, median and range over repetitions
@@ -81,6 +82,12 @@ INTERVAL_LABELS = {"better": "interval wholly on the better side of 1x",
                    "unclear": "interval includes 1x"}
 
 
+# Below this many runs a side an interval of a metric that varies undercovers (the report's
+# kMinRunsPerSide, see its "Measurement health").
+MIN_RUNS_PER_SIDE = 5
+FEW_RUNS_NOTE = "under 5 runs a side, a 95% interval holds the true ratio about 9 times in 10"
+
+
 def interval_side(low, high, higher_is_better):
     """"better" or "worse" when the interval [low, high] lies wholly on one side of 1x, else
     "unclear" (an interval that touches 1x, as a zero-width one at exactly 1x does, included)."""
@@ -101,6 +108,9 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
         claimed = [cl["threshold"] for cl in c.get("claims", []) if cl["metric"] == metric]
         label = f"{c['workload']} / {c['label']} (n={m['n_baseline']}/{m['n_variant']})"
         rows.append((label, m["estimate"], m["low"], m["high"], claimed))
+        few_runs = min(m["n_baseline"], m["n_variant"]) < MIN_RUNS_PER_SIDE and m["low"] < m["high"]
+        if few_runs and FEW_RUNS_NOTE not in xlabel:
+            xlabel += "\n" + FEW_RUNS_NOTE
     if not rows:
         return
     sides = [interval_side(r[2], r[3], higher_is_better=metric == "throughput") for r in rows]

@@ -3,6 +3,7 @@
 Exit 77 (skipped) when this python has no matplotlib.
 Usage: plot_test.py SOURCE_DIR
 """
+import collections
 import importlib.util
 import os
 import sys
@@ -21,30 +22,36 @@ plot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot)
 
 
-def comparison(label, metric, estimate, low, high):
+def comparison(label, metric, estimate, low, high, runs=3):
     return {"workload": "w", "label": label, "status": "ok", "claims": [],
             "metrics": {metric: {"defined": True, "estimate": estimate, "low": low, "high": high,
-                                 "n_baseline": 3, "n_variant": 3}}}
+                                 "n_baseline": runs, "n_variant": runs}}}
 
 
-def bar_colours(metric, comparisons):
-    """The face colour of each bar ratio_bars draws, top to bottom, and the legend's entries
-    (text, colour)."""
-    drawn = {}
+# What ratio_bars drew: each bar's face colour (top to bottom), the legend's (text, colour)
+# entries, and the x axis's label.
+Drawn = collections.namedtuple("Drawn", "colours legend xlabel")
+
+
+def draw_bars(metric, comparisons):
+    figures = {}
     saved = plot.save
-    plot.save = lambda fig, folder, name, written: drawn.update(fig=fig)
+    plot.save = lambda fig, folder, name, written: figures.update(fig=fig)
     try:
         summary = {"suite": "s", "device": "cpu", "started_at": "2026-12-03",
                    "comparisons": comparisons}
         plot.ratio_bars(summary, metric, "x", "speedup", "unused", [])
     finally:
         plot.save = saved
-    ax = drawn["fig"].axes[0]
+    ax = figures["fig"].axes[0]
     bars = sorted((p for p in ax.patches if p.get_height() > 0), key=lambda p: -p.get_y())
     legend = ax.get_legend()
     entries = [(t.get_text(), matplotlib.colors.to_hex(h.get_facecolor()))
                for t, h in zip(legend.get_texts(), legend.legend_handles)]
-    return [matplotlib.colors.to_hex(b.get_facecolor()) for b in bars], entries
+    drawn = Drawn([matplotlib.colors.to_hex(b.get_facecolor()) for b in bars], entries,
+                  ax.get_xlabel())
+    plot.plt.close(ax.figure)
+    return drawn
 
 
 def legend_of(*sides):
@@ -66,7 +73,7 @@ class IntervalSideTest(unittest.TestCase):
 
 class RatioBarsTest(unittest.TestCase):
     def test_each_bar_takes_the_colour_of_its_interval_and_the_legend_names_those_shown(self):
-        colours, legend = bar_colours("throughput", [
+        colours, legend, _ = draw_bars("throughput", [
             comparison("faster", "throughput", 1.2, 1.1, 1.3),
             comparison("noisy", "throughput", 1.15, 0.9, 1.3),
             comparison("slower", "throughput", 0.8, 0.7, 0.9)])
@@ -75,12 +82,25 @@ class RatioBarsTest(unittest.TestCase):
         self.assertEqual(legend, legend_of("better", "worse", "unclear"))
 
     def test_less_memory_is_better(self):
-        colours, legend = bar_colours("step_bytes", [
+        colours, legend, _ = draw_bars("step_bytes", [
             comparison("smaller", "step_bytes", 0.5, 0.5, 0.5),
             comparison("larger", "step_bytes", 1.3, 1.3, 1.3)])
         c = plot.INTERVAL_COLORS
         self.assertEqual(colours, [c["better"], c["worse"]])
         self.assertEqual(legend, legend_of("better", "worse"))
+
+
+class FewRunsNoteTest(unittest.TestCase):
+    def test_the_axis_says_how_often_an_interval_of_few_varying_runs_holds(self):
+        drawn = draw_bars("throughput", [comparison("a", "throughput", 1.2, 1.1, 1.3, runs=5),
+                                         comparison("b", "throughput", 1.2, 1.1, 1.3, runs=3)])
+        self.assertIn(plot.FEW_RUNS_NOTE, drawn.xlabel)
+
+    def test_not_for_five_runs_a_side_nor_for_a_metric_every_run_measures_alike(self):
+        five = draw_bars("throughput", [comparison("a", "throughput", 1.2, 1.1, 1.3, runs=5)])
+        self.assertNotIn(plot.FEW_RUNS_NOTE, five.xlabel)
+        exact = draw_bars("step_bytes", [comparison("a", "step_bytes", 0.5, 0.5, 0.5, runs=3)])
+        self.assertNotIn(plot.FEW_RUNS_NOTE, exact.xlabel)
 
 
 if __name__ == "__main__":
