@@ -32,15 +32,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
+# An SVG with no date (see save) and fixed element ids: a figure drawn again from the same
+# records is the same file, as a PNG already is, so a redraw changes only the changed figures.
+matplotlib.rcParams["svg.hashsalt"] = "speedbench"
+
 
 def read_jsonl(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
-
-
-# An SVG with no date and fixed element ids: a figure drawn again from the same records is the
-# same file, as a PNG already is, so a redraw changes only the figures whose content changed.
-matplotlib.rcParams["svg.hashsalt"] = "speedbench"
 
 
 def save(fig, folder, name, written):
@@ -82,9 +81,8 @@ INTERVAL_LABELS = {"better": "interval wholly on the better side of 1x",
                    "unclear": "interval includes 1x"}
 
 
-# Below this many runs a side an interval of a metric that varies undercovers (the report's
-# kMinRunsPerSide, see its "Measurement health").
-MIN_RUNS_PER_SIDE = 5
+# For a metric whose intervals the report marks `undercovers` (under kMinRunsPerSide = 5 runs a
+# side, and they vary; see its "Measurement health").
 FEW_RUNS_NOTE = "under 5 runs a side, a 95% interval holds the true ratio about 9 times in 10"
 
 
@@ -108,8 +106,7 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
         claimed = [cl["threshold"] for cl in c.get("claims", []) if cl["metric"] == metric]
         label = f"{c['workload']} / {c['label']} (n={m['n_baseline']}/{m['n_variant']})"
         rows.append((label, m["estimate"], m["low"], m["high"], claimed))
-        few_runs = min(m["n_baseline"], m["n_variant"]) < MIN_RUNS_PER_SIDE and m["low"] < m["high"]
-        if few_runs and FEW_RUNS_NOTE not in xlabel:
+        if m["undercovers"] and FEW_RUNS_NOTE not in xlabel:
             xlabel += "\n" + FEW_RUNS_NOTE
     if not rows:
         return

@@ -181,11 +181,10 @@ void write_case_file(const std::string& path, const std::string& content,
     auto bytes = idx_header(0x12345678, {1, 28, 28});
     bytes.resize(bytes.size() + 784, 0);
     testing::write_gzip(path, bytes);
+  } else if (content.rfind("#!", 0) == 0) {  // a script that stands in for a program
+    testing::write_executable(path, content);
   } else {
     testing::write_text(path, std::regex_replace(content, std::regex("<record>"), record_line));
-    if (content.rfind("#!", 0) == 0) {  // a script that stands in for a program
-      std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-    }
   }
 }
 

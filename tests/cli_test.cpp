@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/data/datasets.h"
 #include "harness/results/environment.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/speedbench_binary.h"
@@ -19,6 +20,7 @@ namespace {
 using testing::read_text;
 using testing::run_command;
 using testing::TempDir;
+using testing::write_executable;
 using testing::write_text;
 
 std::string speedbench_cli() { return SPEEDBENCH_EXECUTABLE; }
@@ -347,21 +349,20 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
 // its `run-one --help` before the suite starts).
 std::string write_logging_binary(const TempDir& dir) {
   const auto path = dir.file("other-build");
-  write_text(path,
-             "#!/bin/sh\n"
-             "if [ \"$1\" = run-one ] && [ \"$2\" != --help ]; then\n"
-             "  previous=; for arg in \"$@\"; do\n"
-             "    case \"$previous\" in --records) records=$arg;; --run-index) index=$arg;; "
-             "esac; previous=$arg\n"
-             "  done\n"
-             "  this=\"$(dirname \"$(dirname \"$records\")\")/runs.jsonl\"\n"
-             "  echo \"$index $(cat \"$this\" 2>/dev/null | wc -l)\" >> " +
-                 dir.file("order.log") +
-                 "\n"
-                 "fi\n"
-                 "exec " +
-                 speedbench_cli() + " \"$@\"\n");
-  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  write_executable(path,
+                   "#!/bin/sh\n"
+                   "if [ \"$1\" = run-one ] && [ \"$2\" != --help ]; then\n"
+                   "  previous=; for arg in \"$@\"; do\n"
+                   "    case \"$previous\" in --records) records=$arg;; --run-index) index=$arg;; "
+                   "esac; previous=$arg\n"
+                   "  done\n"
+                   "  this=\"$(dirname \"$(dirname \"$records\")\")/runs.jsonl\"\n"
+                   "  echo \"$index $(cat \"$this\" 2>/dev/null | wc -l)\" >> " +
+                       dir.file("order.log") +
+                       "\n"
+                       "fi\n"
+                       "exec " +
+                       speedbench_cli() + " \"$@\"\n");
   return path;
 }
 
@@ -449,11 +450,10 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(1));
   const auto other = dir.file("failing-build");
-  write_text(other, "#!/bin/sh\n{ [ \"$1\" = --version ] || [ \"$2\" = --help ]; } && exec " +
-                        speedbench_cli() +
-                        " \"$@\"\n"
-                        "echo 'speedbench: error: this build cannot run it' >&2; exit 2\n");
-  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
+  write_executable(other, "#!/bin/sh\n{ [ \"$1\" = --version ] || [ \"$2\" = --help ]; } && exec " +
+                              speedbench_cli() +
+                              " \"$@\"\n"
+                              "echo 'speedbench: error: this build cannot run it' >&2; exit 2\n");
   const auto result = run_command(run_suite_command(dir) + " --against " + other);
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("2 ok, 0 diverged/oom, 0 not applicable, 2 crashed"),
@@ -496,11 +496,10 @@ TEST(CliTest, ASecondBuildIsCheckedForEveryRunOneOptionTheRunnerPasses) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(1));
   const auto other = dir.file("logging-build");
-  write_text(other, "#!/bin/sh\necho \"$@\" >> " + dir.file("calls") + "\nexec " +
-                        speedbench_cli() + " \"$@\"\n");
-  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
-  const auto result = run_command(run_suite_command(dir) + " --against " + other +
-                                  " --data-root /usr/share/datasets/fashion-mnist");
+  write_executable(other, "#!/bin/sh\necho \"$@\" >> " + dir.file("calls") + "\nexec " +
+                              speedbench_cli() + " \"$@\"\n");
+  const auto result = run_command(run_suite_command(dir) + " --against " + other + " --data-root " +
+                                  data::dataset_folder(DataConfig{}));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::set<std::string> passed;
   int runs = 0;
@@ -525,9 +524,8 @@ TEST(CliTest, ASecondBuildsDeadRunIsRecordedWithTheBuildItsOwnRecordNames) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(1));
   const auto other = dir.file("dying-build");
-  write_text(other, "#!/bin/sh\nSPEEDBENCH_INJECT_FAULT=1:segfault exec " + speedbench_cli() +
-                        " \"$@\"\n");
-  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
+  write_executable(other, "#!/bin/sh\nSPEEDBENCH_INJECT_FAULT=1:segfault exec " + speedbench_cli() +
+                              " \"$@\"\n");
   const auto result = run_command(run_suite_command(dir) + " --against " + other);
   EXPECT_EQ(result.exit_code, 1) << result.output;
   const auto records =

@@ -205,5 +205,27 @@ TEST(RecordsFileTest, CorruptLineIsReportedWithItsNumber) {
   }
 }
 
+// plan.json and builds.json are written whole or not at all: a disk that fills up mid-write (its
+// .partial is /dev/full here) leaves no file, and says which.
+TEST(RecordsFileTest, AJsonFileThatCannotBeWrittenWholeIsNotWrittenAtAll) {
+  TempDir dir;
+  const std::filesystem::path path = dir.file("plan.json");
+  write_json_file_whole(path, {{"runs", 2}});
+  EXPECT_EQ(nlohmann::json::parse(testing::read_text(path.string()))["runs"], 2);
+
+  std::filesystem::remove(path);
+  std::filesystem::create_symlink("/dev/full", dir.file("plan.json.partial"));
+  try {
+    write_json_file_whole(path, {{"runs", 2}});
+    FAIL() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find(path.string() + ": could not be written"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::is_symlink(dir.file("plan.json.partial")));
+}
+
 }  // namespace
 }  // namespace speedbench

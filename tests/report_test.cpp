@@ -121,7 +121,8 @@ TEST(ReportTest, AVerdictFromFewerThanFiveVaryingRunsASideSaysSo) {
   const auto results = load_results(dir.path().string());
   const std::vector<Claim> claims = {claim("faster", "throughput", ">=", 1.3),
                                      claim("half-memory", "peak_bytes", "<=", 0.5)};
-  const auto verdicts = verify_claims(claims, compare(results), results);
+  const auto comparisons = compare(results);
+  const auto verdicts = verify_claims(claims, comparisons, results);
   const auto& faster = verdict_of(verdicts, "faster");
   EXPECT_EQ(faster.verdict, "confirmed");  // 140/102 is above 1.3: the verdict stands
   EXPECT_NE(faster.reason.find("only 3/3 runs"), std::string::npos) << faster.reason;
@@ -129,6 +130,11 @@ TEST(ReportTest, AVerdictFromFewerThanFiveVaryingRunsASideSaysSo) {
   const auto& memory = verdict_of(verdicts, "half-memory");
   EXPECT_EQ(memory.verdict, "confirmed");
   EXPECT_EQ(memory.reason, "") << "every run measured the same bytes: nothing to doubt";
+  // summary.json says the same per metric (the plots read it).
+  const auto metrics =
+      summary_json({results, comparisons, claims, verdicts})["comparisons"][0]["metrics"];
+  EXPECT_EQ(metrics["throughput"]["undercovers"], true);
+  EXPECT_EQ(metrics["peak_bytes"]["undercovers"], false);
 }
 
 TEST(ReportTest, NotApplicableAndFailedRunsAreNotCompared) {
@@ -202,6 +208,7 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
   const auto& metric = json["comparisons"][0]["metrics"]["throughput"];
   EXPECT_DOUBLE_EQ(metric["estimate"].get<double>(), 1.5);
   EXPECT_EQ(metric["n_baseline"], 5);
+  EXPECT_EQ(metric["undercovers"], false);  // 5 runs a side
   EXPECT_EQ(json["claims"][0]["verdict"], "confirmed");
   EXPECT_EQ(json["comparisons"][0]["claims"][0]["threshold"], 1.3);
 }

@@ -45,6 +45,13 @@ inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
+// A script that stands in for a program (a second speedbench build, say): written, and made
+// executable by its owner.
+inline void write_executable(const std::string& path, const std::string& text) {
+  write_text(path, text);
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+}
+
 // The whole file ("" when it cannot be read).
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -28,10 +28,10 @@ int severity(const std::string& verdict) {
   return 0;  // not_run
 }
 
-// A caveat for a verdict drawn from an interval of fewer than kMinRunsPerSide runs a side
-// whose runs vary (a metric every run measures alike, such as bytes, has no such doubt).
+// A caveat for a verdict drawn from an interval that undercovers (fewer than kMinRunsPerSide
+// runs a side, and they vary).
 std::string few_runs_note(const MetricComparison& m) {
-  if (!has_few_runs(m) || m.interval.low == m.interval.high) return "";
+  if (!interval_undercovers(m)) return "";
   return "only " + std::to_string(m.n_baseline) + "/" + std::to_string(m.n_variant) +
          " runs: under " + std::to_string(kMinRunsPerSide) +
          " a side, a 95% interval holds the true value about 9 times in 10, not 19 in 20";

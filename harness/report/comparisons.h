@@ -53,6 +53,13 @@ inline bool has_few_runs(const MetricComparison& m) {
   return std::min(m.n_baseline, m.n_variant) < kMinRunsPerSide;
 }
 
+// An interval that holds the true value less often than its 95% says: few runs a side of a
+// metric whose runs vary (one every run measures alike, such as bytes, has a zero-width interval
+// and no such doubt). `undercovers` in summary.json, which the plots read.
+inline bool interval_undercovers(const MetricComparison& m) {
+  return m.defined && has_few_runs(m) && m.interval.low < m.interval.high;
+}
+
 // (baseline, variant) values of two runs that belong together: runs that share a seed (the
 // report pairs them for a difference metric), or the two binaries' runs of one planned run of
 // `run --against` (compare pairs them).

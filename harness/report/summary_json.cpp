@@ -13,6 +13,7 @@ nlohmann::json interval_json(const MetricComparison& m) {
                       {"variant_cv", m.variant_cv},
                       {"defined", m.defined},
                       {"paired", m.paired},
+                      {"undercovers", interval_undercovers(m)},
                       {"p_value", m.p_value},
                       {"note", m.note}};
   if (m.defined) {

@@ -73,7 +73,13 @@ std::vector<Record> read_records(const std::string& path) {
 void write_json_file_whole(const std::filesystem::path& path, const nlohmann::json& content) {
   auto partial = path;
   partial += ".partial";
-  std::ofstream(partial) << content.dump(1) << "\n";
+  std::ofstream out(partial);
+  out << content.dump(1) << "\n";
+  out.close();
+  if (!out) {  // a full disk: no file rather than a truncated one
+    std::filesystem::remove(partial);
+    throw std::runtime_error(path.string() + ": could not be written");
+  }
   std::filesystem::rename(partial, path);
 }
 
