@@ -106,7 +106,8 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
         claimed = [cl["threshold"] for cl in c.get("claims", []) if cl["metric"] == metric]
         label = f"{c['workload']} / {c['label']} (n={m['n_baseline']}/{m['n_variant']})"
         rows.append((label, m["estimate"], m["low"], m["high"], claimed))
-        if m["undercovers"] and FEW_RUNS_NOTE not in xlabel:
+        # (a summary.json written before the mark has none: `speedbench report DIR` adds it)
+        if m.get("undercovers", False) and FEW_RUNS_NOTE not in xlabel:
             xlabel += "\n" + FEW_RUNS_NOTE
     if not rows:
         return
