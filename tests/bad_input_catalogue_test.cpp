@@ -125,6 +125,7 @@ std::vector<BadInput> catalogue() {
       {"claims: bad direction", {{"r/runs.jsonl", "<record>"}, {"claims.json", claims_with(R"(, "direction": "=>")")}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "direction"}},
       {"claims: duplicate ids", {{"r/runs.jsonl", "<record>"}, {"claims.json", R"({"claims": [)" + claim() + "," + claim() + "]}"}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "c1"}},
       {"claims: a suite given as the claims", {{"r/runs.jsonl", "<record>"}, {"claims.json", suite_with(kGoodSuiteTail)}}, exe + " verify {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "expected a claims registry, got a suite"}},
+      {"claims: a --claims file that is not there", {{"r/runs.jsonl", "<record>"}}, exe + " report {dir}/r --claims {dir}/claims.json", {"{dir}/claims.json", "cannot open"}},
       // ---- result files ------------------------------------------------------------------------
       {"results: missing folder", {}, exe + " report {dir}/nothing", {"{dir}/nothing", "no records"}},
       {"results: a corrupt line", {{"r/runs.jsonl", "<record>\n{\"schema_version\": 1, \"run_id\": \n<record>"}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "line 2"}},

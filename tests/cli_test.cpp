@@ -245,8 +245,8 @@ TEST(CliTest, ATimeBudgetStopsTheSuiteBetweenRunsAndResumeRunsTheRest) {
   const auto records_path = (folder / "runs.jsonl").string();
   ASSERT_EQ(read_records(records_path).size(), 1u);
 
-  const auto report =
-      run_command(speedbench_cli() + " report " + folder.string() + " --claims /nonexistent");
+  const auto report = run_command(speedbench_cli() + " report " + folder.string() + " --claims " +
+                                  testing::empty_claims_file(dir));
   ASSERT_EQ(report.exit_code, 0) << report.output;
   const auto short_report = read_text((folder / "report.md").string());
   EXPECT_NE(short_report.find("**1 of the 4 planned runs are recorded**"), std::string::npos)
@@ -277,7 +277,8 @@ TEST(CliTest, ATimeBudgetStopsTheSuiteBetweenRunsAndResumeRunsTheRest) {
   std::vector<int64_t> indexes;
   for (const auto& r : read_records(records_path)) indexes.push_back(r.run_index);
   EXPECT_EQ(indexes, (std::vector<int64_t>{0, 1, 2, 3}));
-  ASSERT_EQ(run_command(speedbench_cli() + " report " + folder.string() + " --claims /nonexistent")
+  ASSERT_EQ(run_command(speedbench_cli() + " report " + folder.string() + " --claims " +
+                        testing::empty_claims_file(dir))
                 .exit_code,
             0);
   EXPECT_EQ(read_text((folder / "report.md").string()).find("planned runs are recorded"),
@@ -342,6 +343,57 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   EXPECT_TRUE(std::filesystem::file_size(dir.file("run/summary.json")) > 0);
   const auto missing = run_command(speedbench_cli() + " report " + dir.file("nothing"));
   expect_bad_input(missing, "no records here");
+}
+
+// The default claims registry is read from the working folder and may be absent (a note, a
+// report without verdicts); a --claims file that is not there is bad input, and the report it
+// would have replaced stays as it was.
+TEST(CliTest, ReportWithoutTheDefaultClaimsNotesItButAMissingClaimsFileIsAnError) {
+  TempDir dir;
+  speedbench::testing::write_synthetic_results(dir.file("run/runs.jsonl"));
+  const auto in_dir = "cd " + dir.path().string() + " && " + speedbench_cli();
+  const auto without = run_command(in_dir + " report run");
+  ASSERT_EQ(without.exit_code, 0) << without.output;
+  EXPECT_NE(
+      without.output.find("note: no claims file at suites/claims.json (run from the clone's "
+                          "root, or name one with --claims FILE); the report has no verdicts"),
+      std::string::npos)
+      << without.output;
+  const auto report_before = read_text(dir.file("run/report.md"));
+  ASSERT_FALSE(report_before.empty());
+
+  const auto typo = run_command(in_dir + " report run --claims suites/claim.json");
+  expect_bad_input(typo, "suites/claim.json: cannot open the file for reading");
+  EXPECT_EQ(read_text(dir.file("run/report.md")), report_before);
+
+  // From a folder that has suites/claims.json, that registry is the default for both commands.
+  std::filesystem::create_directories(dir.file("suites"));
+  write_text(dir.file("suites/claims.json"), R"({"claims": [
+      {"id": "fast-is-faster", "technique": "fast", "metric": "throughput", "direction": ">=",
+       "threshold": 1.3, "gate": true, "source": "test"}]})");
+  for (const auto* command : {" report run", " verify run"}) {
+    const auto with = run_command(in_dir + command);
+    EXPECT_EQ(with.exit_code, 0) << command << with.output;
+    EXPECT_EQ(with.output.find("note: no claims file"), std::string::npos) << with.output;
+  }
+  EXPECT_NE(read_text(dir.file("run/report.md")).find("fast-is-faster"), std::string::npos);
+}
+
+// A report that cannot be written (a full disk: its .partial is /dev/full here) is an error,
+// not a "report: PATH" line over a missing or truncated file.
+TEST(CliTest, AReportThatCannotBeWrittenFailsAndLeavesNoReport) {
+  TempDir dir;
+  speedbench::testing::write_synthetic_results(dir.file("run/runs.jsonl"));
+  std::filesystem::create_symlink("/dev/full", dir.file("run/report.md.partial"));
+  const auto result = run_command(speedbench_cli() + " report " + dir.file("run") + " --claims " +
+                                  testing::empty_claims_file(dir));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("speedbench: error: " + dir.file("run/report.md") +
+                               ": could not be written"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("report: "), std::string::npos) << result.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run/report.md")));
 }
 
 // A stand-in for a second build: `speedbench` itself behind a script that, before each run,

@@ -84,8 +84,8 @@ TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoes
       << result.output;
   EXPECT_EQ(by_variant["after"]->status, RunStatus::kOk);
 
-  const auto report =
-      run_command(kSpeedbench + " report " + folder.string() + " --claims /nonexistent");
+  const auto report = run_command(kSpeedbench + " report " + folder.string() + " --claims " +
+                                  testing::empty_claims_file(dir));
   ASSERT_EQ(report.exit_code, 0) << report.output;
   const std::string markdown = testing::read_text((folder / "report.md").string());
   for (const char* shown : {"| lstm | segfault | failed |", "| lstm | abort | failed |",
@@ -200,8 +200,8 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurement
   records[1].environment["machine_at_start"] = {{"busy_cores", 1.5},
                                                 {"cpufreq_governor", "powersave"}};
   for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
-  const auto result =
-      run_command(kSpeedbench + " report " + dir.file("run") + " --claims /nonexistent");
+  const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims " +
+                                  testing::empty_claims_file(dir));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const std::string markdown = testing::read_text(dir.file("run/report.md"));
   EXPECT_NE(markdown.find("## Measurement health"), std::string::npos);
@@ -223,13 +223,13 @@ TEST(MeasurementHealthTest, ReportAndVerifyWarnWhenTheRecordsComeFromTwoBuilds) 
       append_record(dir.file("run/runs.jsonl"), record);
     }
   }
-  write_text(dir.file("claims.json"), R"({"claims": []})");
+  const auto claims = testing::empty_claims_file(dir);
   const std::string warning =
       "warning: the records come from more than one machine or build (they differ in "
       "git_commit)";
   for (const auto* command : {" report ", " verify "}) {
-    const auto result = run_command(kSpeedbench + command + dir.file("run") + " --claims " +
-                                    dir.file("claims.json"));
+    const auto result =
+        run_command(kSpeedbench + command + dir.file("run") + " --claims " + claims);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find(warning), std::string::npos) << command << result.output;
   }

@@ -52,6 +52,12 @@ inline void write_executable(const std::string& path, const std::string& text) {
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
 }
 
+// A claims registry with no claims, in `dir`, for a report that needs no verdicts: its path.
+inline std::string empty_claims_file(const TempDir& dir) {
+  write_text(dir.file("no-claims.json"), R"({"claims": []})");
+  return dir.file("no-claims.json");
+}
+
 // The whole file ("" when it cannot be read).
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

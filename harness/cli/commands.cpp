@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
@@ -228,7 +227,7 @@ int command_lr_find(const LrFindArgs& args) {
               result.lr_at_min_loss, result.steepest_lr);
   std::printf("  suggested peak lr (1cycle max_lr): %.4g\n", result.suggested_lr);
   if (!args.out_path.empty()) {
-    std::ofstream(args.out_path) << lr_finder_to_json(result, options).dump(2) << "\n";
+    write_file_whole(args.out_path, lr_finder_to_json(result, options).dump(2) + "\n");
     std::printf("  curve -> %s\n", args.out_path.c_str());
   }
   return 0;

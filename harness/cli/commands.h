@@ -32,10 +32,16 @@ struct RunSuiteArgs {
   double time_budget_s = 0;  // 0: none
 };
 
+// The claims registry that report and verify read unless --claims names another (relative to the
+// working folder: run from the clone's root, as the scripts do).
+inline constexpr const char* kDefaultClaimsPath = "suites/claims.json";
+
 struct ReportArgs {
   std::string results_dir;  // a run folder or its runs.jsonl
-  std::string claims_path = "suites/claims.json";
-  bool claims_required = false;  // verify needs the claims; report goes on without them
+  // "" = kDefaultClaimsPath: report goes on without it where it is missing, verify needs it. A
+  // path given with --claims must be readable: a typo must not silently drop a report's verdicts.
+  std::string claims_path;
+  bool claims_required = false;
   // report: a Google Benchmark JSON to fold in ("" = DIR/micro.json if there is one)
   std::string micro_path;
 };

@@ -147,10 +147,16 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
   return command;
 }
 
+void add_claims_option(CLI::App& command, speedbench::ReportArgs& args) {
+  command.add_option(
+      "--claims", args.claims_path,
+      std::string("Claims registry (default: ") + speedbench::kDefaultClaimsPath + ")");
+}
+
 CLI::App* add_report_command(CLI::App& app, speedbench::ReportArgs& args) {
   auto* command = app.add_subcommand("report", "Report a run folder: report.md, summary.json");
   command->add_option("dir", args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
-  command->add_option("--claims", args.claims_path, "Claims registry")->capture_default_str();
+  add_claims_option(*command, args);
   command->add_option("--micro", args.micro_path,
                       "Fold in a micro-benchmark JSON (default: DIR/micro.json when present)");
   return command;
@@ -162,7 +168,7 @@ CLI::App* add_verify_command(CLI::App& app, speedbench::ReportArgs& args) {
   auto* command =
       app.add_subcommand("verify", "Verdicts on claims; exit 1 if a gating claim is not confirmed");
   command->add_option("dir", args.results_dir, "Run folder (results/<suite>/<run-id>)")->required();
-  command->add_option("--claims", args.claims_path, "Claims registry")->capture_default_str();
+  add_claims_option(*command, args);
   return command;
 }
 

@@ -1,25 +1,30 @@
 // `speedbench report DIR` and `speedbench verify DIR`: records to comparisons, claims to verdicts.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
 #include "harness/report/claims.h"
 #include "harness/report/micro_benchmarks.h"
 #include "harness/report/report_writer.h"
+#include "harness/results/records_file.h"
 
 namespace speedbench {
 
 namespace {
 
-std::vector<report::Claim> claims_if_any(const ReportArgs& args) {
-  if (!args.claims_required && !std::filesystem::exists(args.claims_path)) {
-    std::fprintf(stderr, "note: no claims file at %s; the report has no verdicts\n",
-                 args.claims_path.c_str());
+// The claims of --claims FILE (which must be there), else of kDefaultClaimsPath: verify needs
+// them, report goes on without them and says so.
+std::vector<report::Claim> claims_for(const ReportArgs& args) {
+  if (!args.claims_path.empty()) return report::load_claims(args.claims_path);
+  if (!args.claims_required && !std::filesystem::exists(kDefaultClaimsPath)) {
+    std::fprintf(stderr,
+                 "note: no claims file at %s (run from the clone's root, or name one with "
+                 "--claims FILE); the report has no verdicts\n",
+                 kDefaultClaimsPath);
     return {};
   }
-  return report::load_claims(args.claims_path);
+  return report::load_claims(kDefaultClaimsPath);
 }
 
 // Ratios between runs of different machines or builds measure those too: say so on the console
@@ -45,7 +50,7 @@ int command_report(const ReportArgs& args) {
   std::vector<report::MicroBenchmark> micro;
   if (!micro_path.empty()) micro = report::read_micro_benchmarks(micro_path);
   const auto comparisons = report::compare(results);
-  const auto claims = claims_if_any(args);
+  const auto claims = claims_for(args);
   const auto verdicts = report::verify_claims(claims, comparisons, results);
   const report::ReportInputs inputs{results, comparisons, claims, verdicts};
   warn_if_environments_differ(results);
@@ -53,13 +58,13 @@ int command_report(const ReportArgs& args) {
   const auto markdown_path = (folder / "report.md").string();
   const auto json_path = (folder / "summary.json").string();
   auto summary = report::summary_json(inputs);
-  std::ofstream markdown(markdown_path);
-  markdown << report::markdown_report(inputs);
+  auto markdown = report::markdown_report(inputs);
   if (!micro.empty()) {
-    markdown << report::micro_benchmark_markdown(micro, micro_path);
+    markdown += report::micro_benchmark_markdown(micro, micro_path);
     summary["micro_benchmarks"] = report::micro_benchmarks_json(micro);
   }
-  std::ofstream(json_path) << summary.dump(1) << "\n";
+  write_file_whole(markdown_path, markdown);
+  write_json_file_whole(json_path, summary);
   std::printf("%s", report::console_summary(inputs).c_str());
   std::printf("report: %s\nsummary: %s\n", markdown_path.c_str(), json_path.c_str());
   return 0;
@@ -68,7 +73,7 @@ int command_report(const ReportArgs& args) {
 int command_verify(const ReportArgs& args) {
   const auto results = report::load_results(args.results_dir);
   const auto comparisons = report::compare(results);
-  const auto claims = report::load_claims(args.claims_path);
+  const auto claims = claims_for(args);
   const auto verdicts = report::verify_claims(claims, comparisons, results);
   warn_if_environments_differ(results);
   std::printf("%s\n", report::verdict_table(verdicts).c_str());

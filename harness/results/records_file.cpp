@@ -70,17 +70,21 @@ std::vector<Record> read_records(const std::string& path) {
   return records;
 }
 
-void write_json_file_whole(const std::filesystem::path& path, const nlohmann::json& content) {
+void write_file_whole(const std::filesystem::path& path, const std::string& content) {
   auto partial = path;
   partial += ".partial";
-  std::ofstream out(partial);
-  out << content.dump(1) << "\n";
+  std::ofstream out(partial, std::ios::binary);
+  out << content;
   out.close();
   if (!out) {  // a full disk: no file rather than a truncated one
     std::filesystem::remove(partial);
     throw std::runtime_error(path.string() + ": could not be written");
   }
   std::filesystem::rename(partial, path);
+}
+
+void write_json_file_whole(const std::filesystem::path& path, const nlohmann::json& content) {
+  write_file_whole(path, content.dump(1) + "\n");
 }
 
 void check_output_folder(const std::string& folder, const std::string& flag) {

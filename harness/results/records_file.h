@@ -19,8 +19,11 @@ void append_record(const std::string& path, const Record& record);
 // otherwise bad input: ConfigError("command line", flag, ...) naming it.
 void check_output_folder(const std::string& folder, const std::string& flag);
 
-// A JSON file beside the records (plan.json, builds.json), written whole or not at all: a kill
-// mid-write leaves no file that --resume would read as half a plan.
+// A file beside the records (plan.json, builds.json, report.md), written whole or not at all: a
+// kill or a full disk mid-write leaves no file that --resume would read as half a plan, nor half
+// a report. Throws std::runtime_error naming the file when it cannot be written.
+void write_file_whole(const std::filesystem::path& path, const std::string& content);
+// The same for a JSON document, one space of indent per level.
 void write_json_file_whole(const std::filesystem::path& path, const nlohmann::json& content);
 
 // Reads every record; a line that does not parse is an error naming the file and line.
