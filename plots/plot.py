@@ -4,7 +4,8 @@
 Usage: plots/plot.py RESULTS_DIR | --compare COMPARE.json   (with the project's venv python;
        scripts/plot finds it)
 
-Reads DIR/summary.json (written by `speedbench report DIR`) and DIR/runs.jsonl, and writes:
+Reads DIR/summary.json (written by `speedbench report DIR`; refused when it counts other records
+than DIR/runs.jsonl holds, as after a --resume) and DIR/runs.jsonl, and writes:
   speedup.*            throughput ratio per technique with its 95% interval; claimed ratios marked;
                        a bar is green or red only where its interval lies wholly on one side of
                        1x, else grey; the axis says so where a side had fewer than 5 runs, as
@@ -293,6 +294,17 @@ def plot_comparison(path):
     return 0
 
 
+def stale_summary_error(summary, records, summary_path):
+    """Why summary.json cannot be drawn with these records ("" when it can): the ratio bars read
+    the summary and the accuracy curves the records, so a summary written before a --resume
+    added records would put two different sets of runs side by side."""
+    counted = summary.get("records")
+    if counted is None or counted == len(records):
+        return ""
+    return (f"{summary_path} counts {counted} records but runs.jsonl has {len(records)}: "
+            f"run `speedbench report DIR` again first")
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--compare":
         return plot_comparison(argv[2])
@@ -310,6 +322,10 @@ def main(argv):
     with open(summary_path) as f:
         summary = json.load(f)
     records = read_jsonl(records_path)
+    stale = stale_summary_error(summary, records, summary_path)
+    if stale:
+        print(f"plot.py: error: {stale}", file=sys.stderr)
+        return 2
     folder = os.path.join(run_folder, "plots")
     os.makedirs(folder, exist_ok=True)
     written = []

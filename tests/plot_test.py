@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Unit tests of plots/plot.py's choices, on made-up summaries: which colour a ratio bar gets.
+"""Unit tests of plots/plot.py's choices, on made-up summaries: which colour a ratio bar gets,
+and which summary it refuses to draw.
 Exit 77 (skipped) when this python has no matplotlib.
 Usage: plot_test.py SOURCE_DIR
 """
@@ -100,6 +101,16 @@ class FewRunsNoteTest(unittest.TestCase):
     def test_not_where_no_interval_undercovers(self):
         drawn = draw_bars("throughput", [comparison("a", "throughput", 1.2, 1.1, 1.3)])
         self.assertNotIn(plot.FEW_RUNS_NOTE, drawn.xlabel)
+
+
+class StaleSummaryTest(unittest.TestCase):
+    def test_a_summary_of_fewer_records_than_the_folder_has_is_refused(self):
+        error = plot.stale_summary_error({"records": 2}, [{}, {}, {}], "r/summary.json")
+        self.assertEqual(error, "r/summary.json counts 2 records but runs.jsonl has 3: "
+                                "run `speedbench report DIR` again first")
+
+    def test_a_summary_of_these_records_is_drawn(self):
+        self.assertEqual(plot.stale_summary_error({"records": 3}, [{}, {}, {}], "s"), "")
 
 
 if __name__ == "__main__":
