@@ -21,6 +21,7 @@
 #include "harness/os/scoped_signal_handlers.h"
 #include "harness/results/environment_identity.h"
 #include "harness/results/records_file.h"
+#include "harness/suite/run_folder.h"
 #include "harness/suite/run_one.h"
 #include "harness/suite/run_time_budget.h"
 
@@ -84,40 +85,6 @@ std::string run_child(const std::vector<std::string>& argv) {
   return "run process " + ended + (tee.error().empty() ? "" : ": " + tee.error());
 }
 
-// The run folder: a new one, or with --resume the newest earlier one whose plan is this plan and
-// that was run with --against exactly when this one is (its second binary's records in against/).
-fs::path choose_folder(const Suite& suite, const nlohmann::json& plan,
-                       const SuiteRunOptions& options) {
-  const auto suite_root = fs::path(options.results_root) / suite.name;
-  if (!options.resume) return suite_root / make_run_id();
-  std::vector<fs::path> candidates;
-  if (fs::is_directory(suite_root)) {
-    for (const auto& entry : fs::directory_iterator(suite_root)) {
-      if (fs::exists(entry.path() / "plan.json")) candidates.push_back(entry.path());
-    }
-  }
-  std::sort(candidates.rbegin(), candidates.rend());  // run ids sort by time: newest first
-  const bool against = options.against.has_value();
-  std::string other_kind;  // a folder with this plan, run the other way (with or without --against)
-  for (const auto& folder : candidates) {
-    std::ifstream in(folder / "plan.json");
-    const auto earlier = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (earlier.is_discarded() || earlier.value("runs", nlohmann::json()) != plan["runs"]) continue;
-    if (fs::exists(folder / kAgainstFolder / "plan.json") == against) return folder;
-    if (other_kind.empty()) other_kind = folder.string();
-  }
-  std::string hint = "; run without --resume to start a new one";
-  if (!other_kind.empty()) {
-    hint = "; " + other_kind +
-           (against ? " has it but was run without --against: resume it without --against"
-                    : " has it but was run with --against: resume it with --against BINARY");
-  }
-  throw ConfigError("command line", "--resume",
-                    "no earlier run of suite " + suite.name + " under " + suite_root.string() +
-                        " has this plan (same suite file, repetitions, --only/--exclude)" +
-                        (against ? " and was run with --against" : "") + hint);
-}
-
 std::string format_duration(double seconds) {
   char text[32];
   if (seconds >= 3600) {
@@ -143,24 +110,6 @@ void check_datasets_load(const Suite& suite, const std::string& data_root) {
       data::load_dataset(data, run.config.seed);
     }
   }
-}
-
-// Readies the run folder. New: writes plan.json (whole or not at all). Resumed: returns the run
-// indexes already recorded, after dropping an unfinished last line of runs.jsonl.
-std::set<int64_t> prepare_run_folder(const fs::path& folder, const nlohmann::json& plan,
-                                     const std::string& records_path) {
-  fs::create_directories(folder);
-  std::set<int64_t> recorded;
-  if (!fs::exists(folder / "plan.json")) {
-    write_json_file_whole(folder / "plan.json", plan);
-    return recorded;
-  }
-  if (!fs::exists(records_path)) return recorded;
-  if (drop_partial_last_line(records_path)) {
-    std::fprintf(stderr, "resuming: dropped an unfinished last line of %s\n", records_path.c_str());
-  }
-  for (const auto& record : read_records(records_path)) recorded.insert(record.run_index);
-  return recorded;
 }
 
 // One binary of the suite run and where its records go: this binary in the run folder, and with
@@ -307,9 +256,10 @@ void count_outcome(RunStatus status, SuiteRunSummary& summary) {
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   check_datasets_load(suite, options.data_root);
   const auto plan = suite_plan_to_json(suite);
-  const auto folder = choose_folder(suite, plan, options);
+  const auto folder = choose_run_folder(suite.name, plan, options.results_root, options.resume,
+                                        options.against.has_value());
   const auto run_id = folder.filename().string();
-  if (options.resume) {  // choose_folder found a folder with this plan
+  if (options.resume) {  // choose_run_folder found a folder with this plan
     check_same_builds(folder, options.binary, options.against);
   } else {  // before plan.json: a folder with a plan names its builds
     fs::create_directories(folder);

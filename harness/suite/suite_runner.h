@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/suite/run_folder.h"
 #include "harness/suite/speedbench_binary.h"
 #include "harness/suite/suite.h"
 
@@ -38,9 +39,6 @@ struct SuiteRunSummary {
   int skipped = 0;           // already recorded (--resume)
   bool interrupted = false;  // SIGINT/SIGTERM: the run in flight was dropped, the rest not started
 };
-
-// The subfolder of a run folder that holds the second binary's plan.json and runs.jsonl.
-inline constexpr const char* kAgainstFolder = "against";
 
 // Throws ConfigError when --resume finds no earlier run with the same plan, or, with --against,
 // finds it was made by other builds (speedbench_binary.h).
