@@ -149,6 +149,8 @@ std::vector<BadInput> catalogue() {
       {"flag: --nproc -1", {{"c.json", kGoodConfig}}, run + " --nproc -1", {"command line", "--nproc"}},
       {"flag: a --suite name that leaves the results folder", {{"c.json", kGoodConfig}}, run + " --suite ../evil", {"command line", "--suite", "../evil"}},
       {"flag: an unwritable results folder", {{"c.json", kGoodConfig}}, std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out /proc/speedbench-results --config {dir}/c.json", {"command line", "--out", "/proc/speedbench-results"}},
+      {"flag: an unwritable lr-find curve folder", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --out /proc/speedbench-lr/curve.json", {"command line", "--out", "/proc/speedbench-lr"}},
+      {"flag: an unwritable reproduce records folder", {{"r/runs.jsonl", "<record>"}}, exe + " reproduce {dir}/r/runs.jsonl --out /proc/speedbench-rerun/runs.jsonl", {"command line", "--out", "/proc/speedbench-rerun"}},
       {"flag: lr-find start above end", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --start-lr 1 --end-lr 0.1", {"--start-lr"}},
       {"environment: WORLD_SIZE 0", {{"c.json", kGoodConfig}}, "RANK=0 WORLD_SIZE=0 " + run, {"environment", "'WORLD_SIZE'", "got \"0\""}},
       {"environment: RANK without WORLD_SIZE", {{"c.json", kGoodConfig}}, "RANK=0 " + run, {"environment", "'WORLD_SIZE'", "not set"}},

@@ -215,6 +215,8 @@ int command_lr_find(const LrFindArgs& args) {
     throw ConfigError("", "--start-lr/--end-lr/--steps",
                       "expected 0 < start-lr < end-lr and steps >= 2");
   }
+  // Before the sweep, not after it: a path that cannot be written must not cost the sweep.
+  check_output_folder(std::filesystem::path(args.out_path).parent_path().string(), "--out");
   LrFinderOptions options;
   options.start_lr = args.start_lr;
   options.end_lr = args.end_lr;

@@ -18,8 +18,7 @@ inline constexpr const char* kAgainstFolder = "against";
 // plan.json holds this plan's runs and that was run with --against exactly when this one is
 // (`against`). Throws ConfigError when resume finds none, saying how to go on.
 std::filesystem::path choose_run_folder(const std::string& suite_name, const nlohmann::json& plan,
-                                        const std::string& results_root, bool resume,
-                                        bool against);
+                                        const std::string& results_root, bool resume, bool against);
 
 // Readies the run folder. New: writes plan.json (whole or not at all). Resumed: returns the run
 // indexes already recorded, after dropping an unfinished last line of runs.jsonl.
