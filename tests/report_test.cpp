@@ -213,6 +213,30 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
   EXPECT_EQ(json["comparisons"][0]["claims"][0]["threshold"], 1.3);
 }
 
+// Records of run-one alone (no plan.json, every variant "baseline"): the report says why it has
+// no comparison and how to get one, instead of empty tables and a list of unrun claims.
+TEST(ReportTest, RecordsWithNothingToCompareSayWhyInsteadOfEmptyTables) {
+  TempDir dir;
+  for (int rep = 0; rep < 2; ++rep)
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "baseline", rep, 100, 1000));
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  ASSERT_TRUE(comparisons.empty());
+  const std::vector<Claim> claims = {claim("faster", "throughput", ">=", 1.3)};
+  const ReportInputs inputs{results, comparisons, claims,
+                            verify_claims(claims, comparisons, results)};
+  const auto markdown = markdown_report(inputs);
+  const std::string why =
+      "No comparisons: without a plan.json (records of `run-one`, not of a suite run) each "
+      "variant is compared with the variant `baseline` of its workload, and these records have "
+      "no other variant.";
+  EXPECT_NE(markdown.find("## Comparisons\n\n" + why), std::string::npos) << markdown;
+  for (const char* empty : {"## By technique", "## Summary", "## Claims", "faster"})
+    EXPECT_EQ(markdown.find(empty), std::string::npos) << empty;
+  EXPECT_NE(markdown.find("| baseline | 2/2 |"), std::string::npos) << markdown;  // Variants
+  EXPECT_EQ(console_summary(inputs).rfind(why, 0), 0u) << console_summary(inputs);
+}
+
 TEST(ReportTest, RecordsFromMoreThanOneBuildAreFlaggedWithTheirCounts) {
   TempDir dir;
   write_synthetic_results(dir.file("one/runs.jsonl"));

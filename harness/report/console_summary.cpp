@@ -7,6 +7,7 @@
 namespace speedbench::report {
 
 std::string console_summary(const ReportInputs& in) {
+  if (in.comparisons.empty()) return no_comparisons_text(in.results) + "\n";
   std::ostringstream out;
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %-18s %-7s %-24s %-24s %-26s\n", "workload", "technique",

@@ -254,12 +254,18 @@ std::string more_metrics_section(const ReportInputs& in) {
 }  // namespace
 
 std::string markdown_report(const ReportInputs& in) {
+  const auto runs = "\n## Variants\n" + variant_tables(in.results) + health_section(in) +
+                    environment_section(in.results);
+  // Nothing to compare: one sentence that says why, not a row of empty tables and unrun claims.
+  if (in.comparisons.empty()) {
+    return report_heading(in.results) + "## Comparisons\n\n" + no_comparisons_text(in.results) +
+           "\n" + runs;
+  }
   std::string claims;
   if (!in.verdicts.empty()) claims = "\n## Claims\n\n" + verdict_table(in.verdicts);
   return report_heading(in.results) + "## By technique\n\n" + technique_overview(in) +
          summary_section(in) + scaling_table(in) + claims + published_claims_section(in) +
-         more_metrics_section(in) + "\n## Variants\n" + variant_tables(in.results) +
-         health_section(in) + environment_section(in.results);
+         more_metrics_section(in) + runs;
 }
 
 std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {

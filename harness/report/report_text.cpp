@@ -40,4 +40,15 @@ std::string table_header(const std::vector<std::string>& cells) {
   return table_row(cells) + separator + "\n";
 }
 
+std::string no_comparisons_text(const Results& results) {
+  if (!results.plan.is_null()) {
+    return "No comparisons: the plan (plan.json) lists none. Each variant's own numbers are "
+           "under \"Variants\".";
+  }
+  return "No comparisons: without a plan.json (records of `run-one`, not of a suite run) each "
+         "variant is compared with the variant `baseline` of its workload, and these records "
+         "have no other variant. Name a run's variant with `run-one --variant NAME`, or run a "
+         "suite (`speedbench run --suite`). Each variant's own numbers are under \"Variants\".";
+}
+
 }  // namespace speedbench::report

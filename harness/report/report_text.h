@@ -26,4 +26,8 @@ std::string metric_text(const ComparisonResult& r, const std::string& id);
 std::string table_row(const std::vector<std::string>& cells);
 std::string table_header(const std::vector<std::string>& cells);
 
+// Why a folder's records gave no comparison, and how to get one: the markdown report's and the
+// console's text in place of empty tables.
+std::string no_comparisons_text(const Results& results);
+
 }  // namespace speedbench::report
