@@ -339,6 +339,11 @@ def main(argv):
     lr_finders(summary, run_folder, folder, written)
     for path in written:
         print(path)
+    if not written:  # say so: no output would look like a failure
+        if not os.listdir(folder):
+            os.rmdir(folder)
+        print(f"plot.py: nothing to draw in {run_folder}: no comparison with a defined ratio, no "
+              f"run evaluated twice or more, no varying learning rate, no lr_find*.json")
     return 0
 
 

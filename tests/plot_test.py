@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Unit tests of plots/plot.py's choices, on made-up summaries: which colour a ratio bar gets,
-and which summary it refuses to draw.
+which summary it refuses to draw, and what it says when there is nothing to draw.
 Exit 77 (skipped) when this python has no matplotlib.
 Usage: plot_test.py SOURCE_DIR
 """
 import collections
+import contextlib
 import importlib.util
+import io
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 try:
@@ -111,6 +115,24 @@ class StaleSummaryTest(unittest.TestCase):
 
     def test_a_summary_of_these_records_is_drawn(self):
         self.assertEqual(plot.stale_summary_error({"records": 3}, [{}, {}, {}], "s"), "")
+
+
+class NothingToDrawTest(unittest.TestCase):
+    def test_a_folder_with_nothing_to_draw_says_so_and_leaves_no_plots_folder(self):
+        record = {"status": "ok", "workload": "w", "variant": "baseline", "repetition": 0,
+                  "metrics": {"curve": [{"wall_s": 1.0, "test_accuracy": 0.5}],
+                              "step_lrs": [0.1, 0.1]}}
+        with tempfile.TemporaryDirectory() as run_folder:
+            with open(os.path.join(run_folder, "summary.json"), "w") as f:
+                json.dump({"suite": "adhoc", "device": "cpu", "records": 1, "comparisons": []}, f)
+            with open(os.path.join(run_folder, "runs.jsonl"), "w") as f:
+                f.write(json.dumps(record) + "\n")
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                self.assertEqual(plot.main(["plot.py", run_folder]), 0)
+            self.assertTrue(printed.getvalue().startswith(
+                f"plot.py: nothing to draw in {run_folder}: no comparison with a defined ratio"))
+            self.assertFalse(os.path.exists(os.path.join(run_folder, "plots")))
 
 
 if __name__ == "__main__":
