@@ -202,6 +202,7 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
   const ReportInputs inputs{results, comparisons, claims, verdicts};
   const auto markdown = markdown_report(inputs);
   EXPECT_NE(markdown.find("| w | fast | 5/5 | 1.5x ["), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("Each 95% interval holds"), std::string::npos);  // one ratio alone
   EXPECT_NE(markdown.find("throughput >= 1.3x | confirmed"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("## Environment"), std::string::npos);
   const auto json = summary_json(inputs);
@@ -235,6 +236,25 @@ TEST(ReportTest, RecordsWithNothingToCompareSayWhyInsteadOfEmptyTables) {
     EXPECT_EQ(markdown.find(empty), std::string::npos) << empty;
   EXPECT_NE(markdown.find("| baseline | 2/2 |"), std::string::npos) << markdown;  // Variants
   EXPECT_EQ(console_summary(inputs).rfind(why, 0), 0u) << console_summary(inputs);
+}
+
+// A column of 95% intervals: the report says how many would exclude 1x by chance, counting only
+// the ratios whose runs vary.
+TEST(ReportTest, ManyIntervalsSayHowManyWouldExcludeOneByChance) {
+  TempDir dir;
+  write_synthetic_results(dir.file("runs.jsonl"));  // fast: varies
+  const double slow[] = {60, 62, 64, 66, 68};
+  for (int rep = 0; rep < 5; ++rep) {
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "slow", rep, slow[rep], 1000));
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "same", rep, 100, 1000));
+  }
+  const auto results = load_results(dir.path().string());
+  const ReportInputs inputs{results, compare(results), {}, {}};
+  const auto markdown = markdown_report(inputs);
+  EXPECT_NE(markdown.find("Each 95% interval holds for its own comparison: among these 2 "
+                          "throughput ratios, about 0.1 would exclude 1x by chance"),
+            std::string::npos)
+      << markdown;
 }
 
 TEST(ReportTest, RecordsFromMoreThanOneBuildAreFlaggedWithTheirCounts) {

@@ -185,6 +185,28 @@ std::string report_heading(const Results& results) {
   return out.str();
 }
 
+// Many intervals at once: what a reader of a column of 95% intervals should expect by chance.
+// Only throughput ratios whose runs vary count (an exact metric has no chance to err).
+std::string many_intervals_note(const ReportInputs& in) {
+  int varying = 0;
+  for (const auto& r : in.comparisons) {
+    const auto* t = r.metric("throughput");
+    if (r.status == "ok" && t != nullptr && t->defined && t->interval.low < t->interval.high)
+      varying += 1;
+  }
+  if (varying < 2) return "";
+  return "\nEach 95% interval holds for its own comparison: among these " +
+         std::to_string(varying) + " throughput ratios, about " +
+         format_number("%.1f", 0.05 * varying) +
+         " would exclude 1x by chance even if no technique changed anything (more where a side "
+         "has fewer than " +
+         std::to_string(kMinRunsPerSide) +
+         " runs: see \"Measurement health\"), and the comparisons of one workload share its "
+         "baseline's runs, so a baseline that ran fast or slow moves all of that workload's "
+         "ratios together. An interval that barely clears 1x is worth a second look: "
+         "`speedbench run --suite ... --only ID --repetitions N`.\n";
+}
+
 // One row per compared technique and workload, with its claims and their verdicts; the
 // comparisons that could not be made follow, with the reason.
 std::string summary_section(const ReportInputs& in) {
@@ -210,6 +232,7 @@ std::string summary_section(const ReportInputs& in) {
          metric_text(r, "step_bytes"), metric_text(r, "accuracy"), metric_text(r, "time_to_target"),
          claim.empty() ? "-" : claim, verdict.empty() ? "-" : verdict});
   }
+  out << many_intervals_note(in);
   if (!skipped.str().empty()) {
     out << "\n## Not compared\n\n"
         << table_header({"workload", "technique", "status", "reason"}) << skipped.str();
