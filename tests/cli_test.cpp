@@ -345,20 +345,22 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   expect_bad_input(missing, "no records here");
 }
 
-// The default claims registry is read from the working folder and may be absent (a note, a
-// report without verdicts); a --claims file that is not there is bad input, and the report it
-// would have replaced stays as it was.
-TEST(CliTest, ReportWithoutTheDefaultClaimsNotesItButAMissingClaimsFileIsAnError) {
+// The default claims registry is read from the working folder; report goes on without it (a
+// note, no verdicts), verify cannot; a --claims file that is not there is bad input, and the
+// report it would have replaced stays as it was.
+TEST(CliTest, ReportGoesOnWithoutTheDefaultClaimsVerifyStopsAndAMissingClaimsFileIsAnError) {
   TempDir dir;
   speedbench::testing::write_synthetic_results(dir.file("run/runs.jsonl"));
   const auto in_dir = "cd " + dir.path().string() + " && " + speedbench_cli();
   const auto without = run_command(in_dir + " report run");
   ASSERT_EQ(without.exit_code, 0) << without.output;
-  EXPECT_NE(
-      without.output.find("note: no claims file at suites/claims.json (run from the clone's "
-                          "root, or name one with --claims FILE); the report has no verdicts"),
-      std::string::npos)
+  const auto where = "no claims file at suites/claims.json under " +
+                     std::filesystem::canonical(dir.path()).string() +
+                     " (run from the clone's root, or name one with --claims FILE)";
+  EXPECT_NE(without.output.find("note: " + where + "; the report has no verdicts"),
+            std::string::npos)
       << without.output;
+  expect_bad_input(run_command(in_dir + " verify run"), "field '--claims': " + where);
   const auto report_before = read_text(dir.file("run/report.md"));
   ASSERT_FALSE(report_before.empty());
 

@@ -17,14 +17,14 @@ namespace {
 // them, report goes on without them and says so.
 std::vector<report::Claim> claims_for(const ReportArgs& args) {
   if (!args.claims_path.empty()) return report::load_claims(args.claims_path);
-  if (!args.claims_required && !std::filesystem::exists(kDefaultClaimsPath)) {
-    std::fprintf(stderr,
-                 "note: no claims file at %s (run from the clone's root, or name one with "
-                 "--claims FILE); the report has no verdicts\n",
-                 kDefaultClaimsPath);
-    return {};
-  }
-  return report::load_claims(kDefaultClaimsPath);
+  if (std::filesystem::exists(kDefaultClaimsPath)) return report::load_claims(kDefaultClaimsPath);
+  const std::string where = std::string(kDefaultClaimsPath) + " under " +
+                            std::filesystem::current_path().string() +
+                            " (run from the clone's root, or name one with --claims FILE)";
+  if (args.claims_required)
+    throw ConfigError("command line", "--claims", "no claims file at " + where);
+  std::fprintf(stderr, "note: no claims file at %s; the report has no verdicts\n", where.c_str());
+  return {};
 }
 
 // Ratios between runs of different machines or builds measure those too: say so on the console
