@@ -171,8 +171,13 @@ std::string report_heading(const Results& results) {
   }
   out << results.records.size() << " records (" << status_text << "), "
       << results.records.front().started_at << " to " << results.records.back().finished_at
-      << ", run folder `" << results.folder << "`.\n\n"
-      << "Ratios are variant / baseline of the medians over repetitions, with a bootstrap 95% "
+      << ", run folder `" << results.folder << "`.\n\n";
+  return out.str();
+}
+
+// How to read the comparison tables that follow.
+std::string reading_guide() {
+  return "Ratios are variant / baseline of the medians over repetitions, with a bootstrap 95% "
          "interval; p is the two-sided Mann-Whitney U test on per-run throughput; CV is the "
          "coefficient of variation of throughput over repetitions (baseline/variant, flagged "
          "above 10%). Training memory is the peak of tracked tensor bytes during training "
@@ -182,7 +187,6 @@ std::string report_heading(const Results& results) {
          "starts from the same seed, so a technique that leaves the arithmetic alone gets "
          "exactly 0), or the difference of the medians where runs have no partner "
          "(unpaired).\n\n";
-  return out.str();
 }
 
 // Many intervals at once: what a reader of a column of 95% intervals should expect by chance.
@@ -286,9 +290,9 @@ std::string markdown_report(const ReportInputs& in) {
   }
   std::string claims;
   if (!in.verdicts.empty()) claims = "\n## Claims\n\n" + verdict_table(in.verdicts);
-  return report_heading(in.results) + "## By technique\n\n" + technique_overview(in) +
-         summary_section(in) + scaling_table(in) + claims + published_claims_section(in) +
-         more_metrics_section(in) + runs;
+  return report_heading(in.results) + reading_guide() + "## By technique\n\n" +
+         technique_overview(in) + summary_section(in) + scaling_table(in) + claims +
+         published_claims_section(in) + more_metrics_section(in) + runs;
 }
 
 std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
