@@ -106,13 +106,16 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
             continue
         claimed = [cl["threshold"] for cl in c.get("claims", []) if cl["metric"] == metric]
         label = f"{c['workload']} / {c['label']} (n={m['n_baseline']}/{m['n_variant']})"
-        rows.append((label, m["estimate"], m["low"], m["high"], claimed))
+        # One run on a side has no interval (its [x, x] is a point): the bar stays grey.
+        single = min(m["n_baseline"], m["n_variant"]) < 2
+        rows.append((label, m["estimate"], m["low"], m["high"], claimed, single))
         # (a summary.json written before the mark has none: `speedbench report DIR` adds it)
         if m.get("undercovers", False) and FEW_RUNS_NOTE not in xlabel:
             xlabel += "\n" + FEW_RUNS_NOTE
     if not rows:
         return
-    sides = [interval_side(r[2], r[3], higher_is_better=metric == "throughput") for r in rows]
+    sides = ["unclear" if r[5] else interval_side(r[2], r[3], higher_is_better=metric == "throughput")
+             for r in rows]
     shown = [side for side in INTERVAL_COLORS if side in sides]
     claimed = any(r[4] for r in rows)
     # Room under the last bar for the legend (in bar rows), so that it covers no bar.

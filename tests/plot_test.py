@@ -27,10 +27,11 @@ plot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot)
 
 
-def comparison(label, metric, estimate, low, high, undercovers=False):
+def comparison(label, metric, estimate, low, high, undercovers=False, runs=3):
     return {"workload": "w", "label": label, "status": "ok", "claims": [],
             "metrics": {metric: {"defined": True, "estimate": estimate, "low": low, "high": high,
-                                 "n_baseline": 3, "n_variant": 3, "undercovers": undercovers}}}
+                                 "n_baseline": runs, "n_variant": runs,
+                                 "undercovers": undercovers}}}
 
 
 # What ratio_bars drew: each bar's face colour (top to bottom), the legend's (text, colour)
@@ -93,6 +94,12 @@ class RatioBarsTest(unittest.TestCase):
         c = plot.INTERVAL_COLORS
         self.assertEqual(colours, [c["better"], c["worse"]])
         self.assertEqual(legend, legend_of("better", "worse"))
+
+    def test_one_run_a_side_has_no_interval_and_its_bar_stays_grey(self):
+        colours, legend, _ = draw_bars("throughput", [
+            comparison("once", "throughput", 1.5, 1.5, 1.5, undercovers=True, runs=1)])
+        self.assertEqual(colours, [plot.INTERVAL_COLORS["unclear"]])
+        self.assertEqual(legend, legend_of("unclear"))
 
 
 class FewRunsNoteTest(unittest.TestCase):

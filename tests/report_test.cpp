@@ -257,6 +257,24 @@ TEST(ReportTest, ManyIntervalsSayHowManyWouldExcludeOneByChance) {
       << markdown;
 }
 
+// One run a side (`--repetitions 1`): the ratio is shown as a number with "no interval", never as
+// an exact-looking [x, x], and summary.json marks it as undercovering for the plots.
+TEST(ReportTest, OneRunASideShowsNoInterval) {
+  TempDir dir;
+  append_record(dir.file("runs.jsonl"), synthetic_record("w", "baseline", 0, 100, 1000));
+  append_record(dir.file("runs.jsonl"), synthetic_record("w", "fast", 0, 150, 500));
+  const auto results = load_results(dir.path().string());
+  const ReportInputs inputs{results, compare(results), {}, {}};
+  const auto markdown = markdown_report(inputs);
+  EXPECT_NE(markdown.find("| w | fast | 1/1 | 1.5x (1 run a side: no interval) |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_EQ(markdown.find("1.5x [1.5, 1.5]"), std::string::npos) << markdown;
+  const auto json = summary_json(inputs)["comparisons"][0]["metrics"];
+  EXPECT_EQ(json["throughput"]["undercovers"], true);
+  EXPECT_EQ(json["peak_bytes"]["undercovers"], true);  // one run cannot show that bytes repeat
+}
+
 TEST(ReportTest, RecordsFromMoreThanOneBuildAreFlaggedWithTheirCounts) {
   TempDir dir;
   write_synthetic_results(dir.file("one/runs.jsonl"));

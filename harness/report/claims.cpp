@@ -122,7 +122,7 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
       } else if (!m->defined) {
         v.verdict = "inconclusive";
         v.reason = "not measured" + (m && !m->note.empty() ? ": " + m->note : std::string());
-      } else if (m->n_baseline < 2 || m->n_variant < 2) {
+      } else if (lacks_interval(*m)) {
         v.verdict = "inconclusive";  // one sample says nothing about the spread
         v.reason = "fewer than 2 runs on a side (n " + std::to_string(m->n_baseline) + "/" +
                    std::to_string(m->n_variant) + ")";

@@ -53,11 +53,17 @@ inline bool has_few_runs(const MetricComparison& m) {
   return std::min(m.n_baseline, m.n_variant) < kMinRunsPerSide;
 }
 
+// One run on a side: the ratio is a single number with no spread to measure, and its zero-width
+// [x, x] is no interval (the report says "no interval"; the plots colour no such bar).
+inline bool lacks_interval(const MetricComparison& m) {
+  return std::min(m.n_baseline, m.n_variant) < 2;
+}
+
 // An interval that holds the true value less often than its 95% says: few runs a side of a
 // metric whose runs vary (one every run measures alike, such as bytes, has a zero-width interval
-// and no such doubt). `undercovers` in summary.json, which the plots read.
+// and no such doubt), or one run on a side. `undercovers` in summary.json, which the plots read.
 inline bool interval_undercovers(const MetricComparison& m) {
-  return m.defined && has_few_runs(m) && m.interval.low < m.interval.high;
+  return m.defined && has_few_runs(m) && (m.interval.low < m.interval.high || lacks_interval(m));
 }
 
 // (baseline, variant) values of two runs that belong together: runs that share a seed (the

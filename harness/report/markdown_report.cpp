@@ -306,6 +306,8 @@ std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
       MetricComparison m;
       m.defined = true;
       m.interval = v.interval;
+      m.n_baseline = v.n_baseline;
+      m.n_variant = v.n_variant;
       measured = interval_text(&m, *info);
     }
     out << table_row(

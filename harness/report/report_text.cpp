@@ -18,6 +18,10 @@ std::string ratio_text(const measure::Interval& interval) {
 std::string interval_text(const MetricComparison* m, const MetricInfo& info) {
   if (m == nullptr) return "-";
   if (!m->defined) return m->note.empty() ? "-" : "n/a (" + m->note + ")";
+  if (lacks_interval(*m)) {
+    return format_number(info.ratio ? "%.3gx" : "%+.4f", m->interval.estimate) +
+           " (1 run a side: no interval)";
+  }
   if (info.ratio) return ratio_text(m->interval);
   return format_number("%+.4f", m->interval.estimate) + " [" +
          format_number("%+.4f", m->interval.low) + ", " + format_number("%+.4f", m->interval.high) +
