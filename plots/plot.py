@@ -45,6 +45,7 @@ def read_jsonl(path):
 
 def save(fig, folder, name, written):
     fig.tight_layout()
+    os.makedirs(folder, exist_ok=True)  # here, so that a folder with nothing to draw gets none
     for ext in ("png", "svg"):
         path = os.path.join(folder, f"{name}.{ext}")
         fig.savefig(path, dpi=120, metadata={"Date": None} if ext == "svg" else None)
@@ -107,8 +108,8 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
         claimed = [cl["threshold"] for cl in c.get("claims", []) if cl["metric"] == metric]
         label = f"{c['workload']} / {c['label']} (n={m['n_baseline']}/{m['n_variant']})"
         # One run on a side has no interval (its [x, x] is a point): the bar stays grey.
-        single = min(m["n_baseline"], m["n_variant"]) < 2
-        rows.append((label, m["estimate"], m["low"], m["high"], claimed, single))
+        rows.append((label, m["estimate"], m["low"], m["high"], claimed,
+                     m.get("no_interval", False)))
         # (a summary.json written before the mark has none: `speedbench report DIR` adds it)
         if m.get("undercovers", False) and FEW_RUNS_NOTE not in xlabel:
             xlabel += "\n" + FEW_RUNS_NOTE
@@ -330,7 +331,6 @@ def main(argv):
         print(f"plot.py: error: {stale}", file=sys.stderr)
         return 2
     folder = os.path.join(run_folder, "plots")
-    os.makedirs(folder, exist_ok=True)
     written = []
     ratio_bars(summary, "throughput", "throughput, variant / baseline (x, median with 95% CI)",
                "speedup", folder, written)
@@ -343,8 +343,6 @@ def main(argv):
     for path in written:
         print(path)
     if not written:  # say so: no output would look like a failure
-        if not os.listdir(folder):
-            os.rmdir(folder)
         print(f"plot.py: nothing to draw in {run_folder}: no comparison with a defined ratio, no "
               f"run evaluated twice or more, no varying learning rate, no lr_find*.json")
     return 0

@@ -31,7 +31,7 @@ def comparison(label, metric, estimate, low, high, undercovers=False, runs=3):
     return {"workload": "w", "label": label, "status": "ok", "claims": [],
             "metrics": {metric: {"defined": True, "estimate": estimate, "low": low, "high": high,
                                  "n_baseline": runs, "n_variant": runs,
-                                 "undercovers": undercovers}}}
+                                 "undercovers": undercovers, "no_interval": runs < 2}}}
 
 
 # What ratio_bars drew: each bar's face colour (top to bottom), the legend's (text, colour)

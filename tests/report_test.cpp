@@ -210,6 +210,7 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
   EXPECT_DOUBLE_EQ(metric["estimate"].get<double>(), 1.5);
   EXPECT_EQ(metric["n_baseline"], 5);
   EXPECT_EQ(metric["undercovers"], false);  // 5 runs a side
+  EXPECT_EQ(metric["no_interval"], false);
   EXPECT_EQ(json["claims"][0]["verdict"], "confirmed");
   EXPECT_EQ(json["comparisons"][0]["claims"][0]["threshold"], 1.3);
 }
@@ -272,6 +273,7 @@ TEST(ReportTest, OneRunASideShowsNoInterval) {
   EXPECT_EQ(markdown.find("1.5x [1.5, 1.5]"), std::string::npos) << markdown;
   const auto json = summary_json(inputs)["comparisons"][0]["metrics"];
   EXPECT_EQ(json["throughput"]["undercovers"], true);
+  EXPECT_EQ(json["throughput"]["no_interval"], true);
   EXPECT_EQ(json["peak_bytes"]["undercovers"], true);  // one run cannot show that bytes repeat
 }
 

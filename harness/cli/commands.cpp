@@ -132,8 +132,7 @@ int command_run_one(const RunOneArgs& args) {
                                       .string();
 
   if (writes_record) {
-    check_output_folder(std::filesystem::path(records_path).parent_path().string(),
-                        args.records_path.empty() ? "--out" : "--records");
+    check_output_file_folder(records_path, args.records_path.empty() ? "--out" : "--records");
   }
   // Exact CPU byte accounting for the whole process, installed before any tensor exists.
   measure::CpuMemoryTracker::install();
@@ -215,8 +214,7 @@ int command_lr_find(const LrFindArgs& args) {
     throw ConfigError("", "--start-lr/--end-lr/--steps",
                       "expected 0 < start-lr < end-lr and steps >= 2");
   }
-  // Before the sweep, not after it: a path that cannot be written must not cost the sweep.
-  check_output_folder(std::filesystem::path(args.out_path).parent_path().string(), "--out");
+  check_output_file_folder(args.out_path, "--out");  // before the sweep, not after it
   LrFinderOptions options;
   options.start_lr = args.start_lr;
   options.end_lr = args.end_lr;

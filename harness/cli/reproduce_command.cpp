@@ -1,7 +1,6 @@
 // `speedbench reproduce RUNS.jsonl [--line N]`: reruns a recorded run from the config embedded in
 // its record and says whether the metrics agree (harness/results/reproduction.h).
 #include <cstdio>
-#include <filesystem>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
@@ -33,8 +32,7 @@ int command_reproduce(const ReproduceArgs& args) {
         "a DDP run is reproduced with its launcher: speedbench run --config with --nproc " +
             std::to_string(recorded.metrics.distributed.world_size));
   }
-  // Before the rerun, not after it: a path that cannot be written must not cost the run.
-  check_output_folder(std::filesystem::path(args.out_path).parent_path().string(), "--out");
+  check_output_file_folder(args.out_path, "--out");  // before the rerun, not after it
   std::printf("reproducing %s / %s (repetition %lld, seed %lld) from %s\n",
               recorded.workload.c_str(), recorded.variant.c_str(),
               static_cast<long long>(recorded.repetition), static_cast<long long>(recorded.seed),

@@ -128,9 +128,7 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
                    std::to_string(m->n_variant) + ")";
       } else {
         v.measured = true;
-        v.interval = m->interval;
-        v.n_baseline = m->n_baseline;
-        v.n_variant = m->n_variant;
+        v.measurement = *m;
         v.verdict = verdict_for(m->interval, claim.direction, claim.threshold);
         v.reason = few_runs_note(*m);
       }

@@ -37,8 +37,7 @@ struct ClaimVerdict {
   std::string verdict;   // confirmed | refuted | inconclusive | not_run
   std::string workload;  // the comparison that decided it ("" when not run)
   bool measured = false;
-  measure::Interval interval;
-  int n_baseline = 0, n_variant = 0;
+  MetricComparison measurement;  // when measured: the deciding comparison's metric (interval, n)
   std::string reason;
   bool gates = false;  // gate, on the results' device and gate_suite: a failure fails verify
 };

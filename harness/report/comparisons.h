@@ -53,6 +53,10 @@ inline bool has_few_runs(const MetricComparison& m) {
   return std::min(m.n_baseline, m.n_variant) < kMinRunsPerSide;
 }
 
+// The runs of the metric differed, so its interval has a width; one every run measures alike
+// (bytes, parameters) has a zero-width interval.
+inline bool runs_vary(const MetricComparison& m) { return m.interval.low < m.interval.high; }
+
 // One run on a side: the ratio is a single number with no spread to measure, and its zero-width
 // [x, x] is no interval (the report says "no interval"; the plots colour no such bar).
 inline bool lacks_interval(const MetricComparison& m) {
@@ -63,7 +67,7 @@ inline bool lacks_interval(const MetricComparison& m) {
 // metric whose runs vary (one every run measures alike, such as bytes, has a zero-width interval
 // and no such doubt), or one run on a side. `undercovers` in summary.json, which the plots read.
 inline bool interval_undercovers(const MetricComparison& m) {
-  return m.defined && has_few_runs(m) && (m.interval.low < m.interval.high || lacks_interval(m));
+  return m.defined && has_few_runs(m) && (runs_vary(m) || lacks_interval(m));
 }
 
 // (baseline, variant) values of two runs that belong together: runs that share a seed (the

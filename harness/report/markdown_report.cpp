@@ -195,8 +195,7 @@ std::string many_intervals_note(const ReportInputs& in) {
   int varying = 0;
   for (const auto& r : in.comparisons) {
     const auto* t = r.metric("throughput");
-    if (r.status == "ok" && t != nullptr && t->defined && t->interval.low < t->interval.high)
-      varying += 1;
+    if (r.status == "ok" && t != nullptr && t->defined && runs_vary(*t)) varying += 1;
   }
   if (varying < 2) return "";
   return "\nEach 95% interval holds for its own comparison: among these " +
@@ -300,20 +299,11 @@ std::string verdict_table(const std::vector<ClaimVerdict>& verdicts) {
   out << table_header({"claim", "technique", "workload", "claimed", "measured [95% CI]", "n",
                        "verdict", "gate", "note"});
   for (const auto& v : verdicts) {
-    const auto* info = find_metric(v.claim->metric);
-    std::string measured = "-";
-    if (v.measured) {
-      MetricComparison m;
-      m.defined = true;
-      m.interval = v.interval;
-      m.n_baseline = v.n_baseline;
-      m.n_variant = v.n_variant;
-      measured = interval_text(&m, *info);
-    }
+    const auto& m = v.measurement;
     out << table_row(
         {v.claim->id, v.claim->technique, v.workload.empty() ? v.claim->workload : v.workload,
-         claim_text(*v.claim), measured,
-         v.measured ? std::to_string(v.n_baseline) + "/" + std::to_string(v.n_variant) : "-",
+         claim_text(*v.claim), v.measured ? interval_text(&m, *find_metric(v.claim->metric)) : "-",
+         v.measured ? std::to_string(m.n_baseline) + "/" + std::to_string(m.n_variant) : "-",
          v.verdict, v.gates ? "yes" : "no", v.reason});
   }
   return out.str();

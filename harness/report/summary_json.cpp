@@ -14,6 +14,7 @@ nlohmann::json interval_json(const MetricComparison& m) {
                       {"defined", m.defined},
                       {"paired", m.paired},
                       {"undercovers", interval_undercovers(m)},
+                      {"no_interval", lacks_interval(m)},
                       {"p_value", m.p_value},
                       {"note", m.note}};
   if (m.defined) {
@@ -62,9 +63,9 @@ nlohmann::json summary_json(const ReportInputs& in) {
                         {"reason", v.reason},
                         {"source", v.claim->source}};
     if (v.measured) {
-      j["estimate"] = v.interval.estimate;
-      j["low"] = v.interval.low;
-      j["high"] = v.interval.high;
+      j["estimate"] = v.measurement.interval.estimate;
+      j["low"] = v.measurement.interval.low;
+      j["high"] = v.measurement.interval.high;
     }
     verdicts.push_back(j);
   }

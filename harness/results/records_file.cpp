@@ -109,6 +109,10 @@ void check_output_folder(const std::string& folder, const std::string& flag) {
   }
 }
 
+void check_output_file_folder(const std::string& file, const std::string& flag) {
+  check_output_folder(std::filesystem::path(file).parent_path().string(), flag);
+}
+
 bool drop_partial_last_line(const std::string& path) {
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);
