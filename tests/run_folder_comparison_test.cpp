@@ -3,6 +3,8 @@
 // and config differences it names.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "harness/config/config_error.h"
 #include "harness/report/run_folder_comparison.h"
 #include "test_support.h"
@@ -104,6 +106,46 @@ TEST(FolderComparisonTest, TheVerdictReadsTheIntervalAgainstTheTolerance) {
   EXPECT_EQ(verdict(1.0, 1.0, false, 0.0), "unchanged");         // no tolerance: exactly 1
   EXPECT_EQ(verdict(1.0, 1.01, false, 0.0), "inconclusive");
   EXPECT_EQ(verdict(0.97, 0.99, false, 0.0), "regressed");
+}
+
+// One run a side (`run --repetitions 1`): a ratio of two single runs, whose [x, x] would read as
+// exact. Every form says it has no interval, and the console columns still line up.
+TEST(FolderComparisonTest, OneRunASideGivesARatioWithNoInterval) {
+  const auto before = folder("before", {runs("baseline", {100}), runs("fast", {150})});
+  const auto after = folder("after", {runs("baseline", {50}), runs("fast", {150})});
+  const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
+  ASSERT_EQ(c.effects.size(), 1u);
+  EXPECT_EQ(c.effects[0].fewest_runs, 1);
+  EXPECT_EQ(variant_of(c, "baseline").verdict, "inconclusive");  // 0.5x, but from one run a side
+  const auto markdown = folder_comparison_markdown(c);
+  EXPECT_NE(markdown.find("| 0.5x (1 run a side: no interval) |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| 1.5x (1 run a side: no interval) | 3x (1 run a side: no interval) | "
+                          "2x (1 run a side: no interval) |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_EQ(markdown.find("[0.5, 0.5]"), std::string::npos);
+  const auto console = folder_comparison_console(c);
+  EXPECT_EQ(console.find("[2, 2]"), std::string::npos) << console;
+  // The verdict column starts at one place in the header and both rows of the variants table.
+  std::istringstream lines(console.substr(console.find("workload  ")));
+  std::string header, row;
+  std::getline(lines, header);
+  const auto verdict_column = header.find("verdict");
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_TRUE(std::getline(lines, row));
+    EXPECT_EQ(row.find("inconclusive"), verdict_column) << console;
+  }
+  const auto json = folder_comparison_json(c);
+  EXPECT_EQ(json["variants"][0]["no_interval"], true);
+  EXPECT_EQ(json["effects"][0]["no_interval"], true);
+
+  // Two runs a side: an interval again.
+  const auto twice = folder("after", {runs("baseline", {50, 52}), runs("fast", {150, 151})});
+  const auto with_two =
+      compare_folders(folder("before", {runs("baseline", {100, 101}), runs("fast", {150, 149})}),
+                      twice, *find_metric("throughput"), 0.05);
+  EXPECT_EQ(folder_comparison_json(with_two)["variants"][0]["no_interval"], false);
+  EXPECT_EQ(folder_comparison_markdown(with_two).find("no interval"), std::string::npos);
 }
 
 TEST(FolderComparisonTest, WhatCannotBeComparedSaysWhy) {

@@ -1,6 +1,3 @@
-#include <cstdio>
-#include <sstream>
-
 #include "harness/report/report_text.h"
 #include "harness/report/report_writer.h"
 
@@ -8,26 +5,20 @@ namespace speedbench::report {
 
 std::string console_summary(const ReportInputs& in) {
   if (in.comparisons.empty()) return no_comparisons_text(in.results) + "\n";
-  std::ostringstream out;
-  char line[256];
-  std::snprintf(line, sizeof line, "%-14s %-18s %-7s %-24s %-24s %-26s\n", "workload", "technique",
-                "n", "throughput x [95% CI]", "training memory x", "accuracy delta");
-  out << line;
+  std::vector<std::vector<std::string>> rows = {{"workload", "technique", "n",
+                                                 "throughput x [95% CI]", "training memory x",
+                                                 "accuracy delta"}};
   for (const auto& r : in.comparisons) {
     const auto& c = r.comparison;
     if (r.status != "ok") {
-      std::snprintf(line, sizeof line, "%-14s %-18s %s: %.80s\n", c.workload.c_str(),
-                    c.label.c_str(), r.status.c_str(), r.reason.c_str());
+      rows.push_back({c.workload, c.label, r.status + ": " + r.reason.substr(0, 80)});
     } else {
-      std::snprintf(line, sizeof line, "%-14s %-18s %-7s %-24s %-24s %-26s\n", c.workload.c_str(),
-                    c.label.c_str(),
-                    (std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok)).c_str(),
-                    metric_text(r, "throughput").c_str(), metric_text(r, "step_bytes").c_str(),
-                    metric_text(r, "accuracy").c_str());
+      rows.push_back(
+          {c.workload, c.label, std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
+           metric_text(r, "throughput"), metric_text(r, "step_bytes"), metric_text(r, "accuracy")});
     }
-    out << line;
   }
-  return out.str();
+  return console_table(rows);
 }
 
 }  // namespace speedbench::report

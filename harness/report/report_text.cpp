@@ -1,5 +1,6 @@
 #include "harness/report/report_text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace speedbench::report {
@@ -15,13 +16,14 @@ std::string ratio_text(const measure::Interval& interval) {
          ", " + format_number("%.3g", interval.high) + "]";
 }
 
+std::string no_interval_text(double estimate, const MetricInfo& info) {
+  return format_number(info.ratio ? "%.3gx" : "%+.4f", estimate) + " (1 run a side: no interval)";
+}
+
 std::string interval_text(const MetricComparison* m, const MetricInfo& info) {
   if (m == nullptr) return "-";
   if (!m->defined) return m->note.empty() ? "-" : "n/a (" + m->note + ")";
-  if (lacks_interval(*m)) {
-    return format_number(info.ratio ? "%.3gx" : "%+.4f", m->interval.estimate) +
-           " (1 run a side: no interval)";
-  }
+  if (lacks_interval(*m)) return no_interval_text(m->interval.estimate, info);
   if (info.ratio) return ratio_text(m->interval);
   return format_number("%+.4f", m->interval.estimate) + " [" +
          format_number("%+.4f", m->interval.low) + ", " + format_number("%+.4f", m->interval.high) +
@@ -30,6 +32,25 @@ std::string interval_text(const MetricComparison* m, const MetricInfo& info) {
 
 std::string metric_text(const ComparisonResult& r, const std::string& id) {
   return interval_text(r.metric(id), *find_metric(id));
+}
+
+std::string console_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i + 1 < row.size(); ++i) {  // a last cell sets no width
+      if (widths.size() <= i) widths.push_back(0);
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  std::string text;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      text += row[i];
+      if (i + 1 < row.size()) text += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    text += "\n";
+  }
+  return text;
 }
 
 std::string table_row(const std::vector<std::string>& cells) {

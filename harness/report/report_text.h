@@ -15,8 +15,12 @@ std::string format_number(const char* pattern, double value);
 // "1.42x [1.35, 1.50]": a ratio with its interval.
 std::string ratio_text(const measure::Interval& interval);
 
+// "1.5x (1 run a side: no interval)", "+0.0120 (1 run a side: no interval)": the estimate of a
+// comparison with one run on a side (lacks_interval), whose [x, x] would look exact.
+std::string no_interval_text(double estimate, const MetricInfo& info);
+
 // "1.42x [1.35, 1.50]" for a ratio metric, "+0.012 [-0.003, +0.020]" for a difference; "-" when
-// there is no comparison, "n/a (why)" when it is undefined.
+// there is no comparison, "n/a (why)" when it is undefined, no_interval_text with one run a side.
 std::string interval_text(const MetricComparison* m, const MetricInfo& info);
 
 // interval_text of the comparison's metric `id`.
@@ -25,6 +29,10 @@ std::string metric_text(const ComparisonResult& r, const std::string& id);
 // A markdown table's row "| a | b |", and its header row with the separator line under it.
 std::string table_row(const std::vector<std::string>& cells);
 std::string table_header(const std::vector<std::string>& cells);
+
+// A console table: each column as wide as its widest cell (two spaces between columns), the
+// header row first; a row's last cell is not padded, and a row may have fewer cells (a note).
+std::string console_table(const std::vector<std::vector<std::string>>& rows);
 
 // Why a folder's records gave no comparison, and how to get one: the markdown report's and the
 // console's text in place of empty tables.

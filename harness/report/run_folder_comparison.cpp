@@ -279,11 +279,12 @@ EffectChange compare_effect(const Samples& before, const Samples& after, const C
                                                        samples[2]->values, samples[3]->values);
   }
   effect.defined = true;
-  int fewest = static_cast<int>(samples[0]->values.size());
+  effect.fewest_runs = static_cast<int>(samples[0]->values.size());
   for (const auto* sample : samples)
-    fewest = std::min(fewest, static_cast<int>(sample->values.size()));
+    effect.fewest_runs = std::min(effect.fewest_runs, static_cast<int>(sample->values.size()));
   // A larger ratio is a larger effect: better where the metric's higher values are.
-  effect.verdict = change_verdict(effect.change, metric.lower_is_better, tolerance, fewest);
+  effect.verdict =
+      change_verdict(effect.change, metric.lower_is_better, tolerance, effect.fewest_runs);
   return effect;
 }
 

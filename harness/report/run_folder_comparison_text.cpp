@@ -1,6 +1,5 @@
 // The forms of a folder comparison (run_folder_comparison.h): console, markdown, JSON.
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 #include <tuple>
 
@@ -28,8 +27,14 @@ std::string runs_text(int before, int after) {
   return std::to_string(before) + "/" + std::to_string(after);
 }
 
-std::string ratio_or_dash(const MetricComparison& m) {
-  return m.defined ? ratio_text(m.interval) : "-";
+// A ratio with its interval, "1.5x (1 run a side: no interval)" or "-".
+std::string ratio_or_dash(const MetricComparison& m, const MetricInfo& metric) {
+  return m.defined ? interval_text(&m, metric) : "-";
+}
+
+std::string effect_change_text(const EffectChange& e, const MetricInfo& metric) {
+  if (!e.defined) return "-";
+  return e.fewest_runs < 2 ? no_interval_text(e.change.estimate, metric) : ratio_text(e.change);
 }
 
 std::string metric_line(const FolderComparison& c) {
@@ -98,7 +103,6 @@ std::string first_items(const std::vector<std::string>& items, size_t most) {
 
 std::string folder_comparison_console(const FolderComparison& c) {
   std::ostringstream out;
-  char line[320];
   out << "compare " << metric_line(c) << "\n";
   out << "before: " << c.before_folder << " (suite " << c.before_suite << ", " << c.before_records
       << " records)\n";
@@ -112,32 +116,31 @@ std::string folder_comparison_console(const FolderComparison& c) {
     }
   }
   for (const auto& unseen : unseen_identity_lines(c)) out << unseen << "\n";
+  // The verdict and why, as one last cell: a reason is cut at 100 characters.
+  auto verdict_cell = [](const std::string& verdict, const std::string& reason) {
+    return reason.empty() ? verdict : verdict + ": " + reason.substr(0, 100);
+  };
   out << "\nvariants, after / before:\n";
-  std::snprintf(line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s\n", "workload", "variant",
-                "n", "before median", "after median", "after/before [95% CI]", "verdict");
-  out << line;
+  std::vector<std::vector<std::string>> rows = {{"workload", "variant", "n", "before median",
+                                                 "after median", "after/before [95% CI]",
+                                                 "verdict"}};
   for (const auto& v : c.variants) {
     const bool compared = v.change.defined;
-    std::snprintf(line, sizeof line, "%-14s %-22s %-6s %-16s %-16s %-26s %s%s%.100s\n",
-                  v.workload.c_str(), v.variant.c_str(), runs_text(v.before_ok, v.after_ok).c_str(),
-                  compared ? median_text(v.change.baseline_median, *c.metric).c_str() : "-",
-                  compared ? median_text(v.change.variant_median, *c.metric).c_str() : "-",
-                  ratio_or_dash(v.change).c_str(), v.verdict.c_str(), v.reason.empty() ? "" : ": ",
-                  v.reason.c_str());
-    out << line;
+    rows.push_back({v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
+                    compared ? median_text(v.change.baseline_median, *c.metric) : "-",
+                    compared ? median_text(v.change.variant_median, *c.metric) : "-",
+                    ratio_or_dash(v.change, *c.metric), verdict_cell(v.verdict, v.reason)});
   }
+  out << console_table(rows);
   if (!c.effects.empty()) {
     out << "\ntechnique effects (variant / baseline), before and after:\n";
-    std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s\n", "workload", "technique",
-                  "before", "after", "change [95% CI]", "verdict");
-    out << line;
+    rows = {{"workload", "technique", "before", "after", "change [95% CI]", "verdict"}};
     for (const auto& e : c.effects) {
-      std::snprintf(line, sizeof line, "%-14s %-22s %-22s %-22s %-26s %s%s%.100s\n",
-                    e.workload.c_str(), e.label.c_str(), ratio_or_dash(e.before).c_str(),
-                    ratio_or_dash(e.after).c_str(), e.defined ? ratio_text(e.change).c_str() : "-",
-                    e.verdict.c_str(), e.reason.empty() ? "" : ": ", e.reason.c_str());
-      out << line;
+      rows.push_back({e.workload, e.label, ratio_or_dash(e.before, *c.metric),
+                      ratio_or_dash(e.after, *c.metric), effect_change_text(e, *c.metric),
+                      verdict_cell(e.verdict, e.reason)});
     }
+    out << console_table(rows);
   }
   if (!c.only_before.empty())
     out << "\nonly before (" << c.only_before.size() << "): " << first_items(c.only_before, 8)
@@ -208,7 +211,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     out << table_row(
         {v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
          compared ? median_text(v.change.baseline_median, *c.metric) : "-",
-         compared ? median_text(v.change.variant_median, *c.metric) : "-", ratio_or_dash(v.change),
+         compared ? median_text(v.change.variant_median, *c.metric) : "-",
+         ratio_or_dash(v.change, *c.metric),
          compared ? format_number("%.2g", v.change.p_value) : "-",
          v.verdict == "regressed" || v.verdict == "failed" ? "**" + v.verdict + "**" : v.verdict,
          notes});
@@ -222,9 +226,9 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     out << table_header(
         {"workload", "technique", "before", "after", "change [95% CI]", "verdict", "notes"});
     for (const auto& e : c.effects) {
-      out << table_row({e.workload, e.label, ratio_or_dash(e.before), ratio_or_dash(e.after),
-                        e.defined ? ratio_text(e.change) : "-", e.verdict,
-                        e.paired ? "paired by repetition" : e.reason});
+      out << table_row({e.workload, e.label, ratio_or_dash(e.before, *c.metric),
+                        ratio_or_dash(e.after, *c.metric), effect_change_text(e, *c.metric),
+                        e.verdict, e.paired ? "paired by repetition" : e.reason});
     }
   }
   if (!c.only_before.empty() || !c.only_after.empty()) {
@@ -257,6 +261,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["before_median"] = v.change.baseline_median;
       j["after_median"] = v.change.variant_median;
       j["change"] = interval_json(v.change.interval);
+      j["no_interval"] = lacks_interval(v.change);  // one run a side: a single ratio
       j["p_value"] = v.change.p_value;
       j["paired"] = v.change.paired;
     }
@@ -270,6 +275,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["before"] = interval_json(e.before.interval);
       j["after"] = interval_json(e.after.interval);
       j["change"] = interval_json(e.change);
+      j["no_interval"] = e.fewest_runs < 2;
       j["paired"] = e.paired;
     }
     effects.push_back(j);
