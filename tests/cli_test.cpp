@@ -398,6 +398,17 @@ TEST(CliTest, AReportThatCannotBeWrittenFailsAndLeavesNoReport) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("run/report.md")));
 }
 
+// The curve goes into a folder that lr-find makes, once the sweep is done (checked before it).
+TEST(CliTest, LrFindWritesItsCurveIntoAFolderItMakes) {
+  TempDir dir;
+  write_text(dir.file("c.json"), kTinyConfig);
+  const auto result = run_command(speedbench_cli() + " lr-find --config " + dir.file("c.json") +
+                                  " --steps 5 --out " + dir.file("new/folder/curve.json"));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(read_text(dir.file("new/folder/curve.json")).find("\"suggested_lr\""),
+            std::string::npos);
+}
+
 // A stand-in for a second build: `speedbench` itself behind a script that, before each run,
 // logs the run's index and how many runs this binary had recorded by then (not for the check of
 // its `run-one --help` before the suite starts).
@@ -616,15 +627,24 @@ TEST(CliTest, CompareGatesOnARegressedVariantAndWritesItsForms) {
   EXPECT_NE(plain.output.find("0.6x [0.6, 0.6]"), std::string::npos) << plain.output;
   EXPECT_NE(plain.output.find("1 regressed"), std::string::npos) << plain.output;
 
-  const auto gated = run_command(compare + " --gate --markdown " + dir.file("c.md") + " --json " +
-                                 dir.file("c.json"));
+  // The forms go into a folder that compare makes.
+  const auto gated = run_command(compare + " --gate --markdown " + dir.file("forms/c.md") +
+                                 " --json " + dir.file("forms/c.json"));
   EXPECT_EQ(gated.exit_code, 1) << gated.output;
   EXPECT_NE(gated.output.find("gate failed: 1 variant(s) regressed by more than 5% in throughput, "
                               "0 failed"),
             std::string::npos)
       << gated.output;
-  EXPECT_NE(read_text(dir.file("c.md")).find("**regressed**"), std::string::npos);
-  EXPECT_NE(read_text(dir.file("c.json")).find("\"verdict\": \"regressed\""), std::string::npos);
+  EXPECT_NE(read_text(dir.file("forms/c.md")).find("**regressed**"), std::string::npos);
+  EXPECT_NE(read_text(dir.file("forms/c.json")).find("\"verdict\": \"regressed\""),
+            std::string::npos);
+  // A form that cannot be written whole (a full disk) fails, and the one there stays as it was.
+  std::filesystem::create_symlink("/dev/full", dir.file("forms/c.md.partial"));
+  const auto full = run_command(compare + " --markdown " + dir.file("forms/c.md"));
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_NE(full.output.find(dir.file("forms/c.md") + ": could not be written"), std::string::npos)
+      << full.output;
+  EXPECT_NE(read_text(dir.file("forms/c.md")).find("**regressed**"), std::string::npos);
 
   // A folder against itself: nothing regressed, the gate passes; a wider tolerance is accepted.
   const auto same = run_command(speedbench_cli() + " compare " + dir.file("before") + " " +

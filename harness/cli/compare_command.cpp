@@ -1,13 +1,12 @@
 // `speedbench compare BEFORE AFTER`: two run folders side by side (run_folder_comparison.h).
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <memory>
 #include <utility>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
 #include "harness/report/run_folder_comparison.h"
+#include "harness/results/records_file.h"
 #include "harness/suite/suite_runner.h"
 
 namespace speedbench {
@@ -29,14 +28,6 @@ const report::MetricInfo& comparable_metric(const std::string& id) {
   return *metric;
 }
 
-// Opened before anything is written, so that a path that cannot be written leaves nothing.
-std::unique_ptr<std::ofstream> open_output(const std::string& path, const std::string& option) {
-  if (path.empty()) return nullptr;
-  auto out = std::make_unique<std::ofstream>(path);
-  if (!*out) throw ConfigError("command line", option, "cannot write '" + path + "'");
-  return out;
-}
-
 // BEFORE and AFTER as given; or, given one folder, the two builds of a `run --against`: its
 // against/ (the second build's records) before, the folder itself after.
 std::pair<std::string, std::string> before_and_after(const CompareArgs& args) {
@@ -55,19 +46,20 @@ std::pair<std::string, std::string> before_and_after(const CompareArgs& args) {
 
 int command_compare(const CompareArgs& args) {
   const auto& metric = comparable_metric(args.metric);
+  check_output_file_folder(args.markdown_path, "--markdown");  // before reading any records
+  check_output_file_folder(args.json_path, "--json");
   const auto [before_dir, after_dir] = before_and_after(args);
   const auto before = report::load_results(before_dir);
   const auto after = report::load_results(after_dir);
   const auto comparison = report::compare_folders(before, after, metric, args.tolerance);
-  auto markdown = open_output(args.markdown_path, "--markdown");
-  auto json = open_output(args.json_path, "--json");
   std::printf("%s", report::folder_comparison_console(comparison).c_str());
-  if (markdown) {
-    *markdown << report::folder_comparison_markdown(comparison);
+  // Each written whole (a full disk leaves no half file), after both paths were checked.
+  if (!args.markdown_path.empty()) {
+    write_file_whole(args.markdown_path, report::folder_comparison_markdown(comparison));
     std::printf("markdown: %s\n", args.markdown_path.c_str());
   }
-  if (json) {
-    *json << report::folder_comparison_json(comparison).dump(1) << "\n";
+  if (!args.json_path.empty()) {
+    write_json_file_whole(args.json_path, report::folder_comparison_json(comparison));
     std::printf("json: %s\n", args.json_path.c_str());
   }
   const int regressed = comparison.count("regressed"), failed = comparison.count("failed");

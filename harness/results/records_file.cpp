@@ -71,6 +71,9 @@ std::vector<Record> read_records(const std::string& path) {
 }
 
 void write_file_whole(const std::filesystem::path& path, const std::string& content) {
+  // The folder that check_output_file_folder found could be made, made now the file is ready.
+  std::error_code error;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
   auto partial = path;
   partial += ".partial";
   std::ofstream out(partial, std::ios::binary);
@@ -87,10 +90,12 @@ void write_json_file_whole(const std::filesystem::path& path, const nlohmann::js
   write_file_whole(path, content.dump(1) + "\n");
 }
 
-void check_output_folder(const std::string& folder, const std::string& flag) {
-  if (folder.empty()) return;
-  // Create what is missing, then remove exactly that again: a run that fails later on bad input
-  // must leave nothing behind.
+namespace {
+
+// Why `folder` cannot take a new file, or nothing when it can. What is missing is made and then
+// removed again (a command that fails later on bad input leaves nothing behind), and a file is
+// made in it: access(W_OK) says yes to root where no file can be made (/proc).
+std::optional<std::string> folder_problem(const std::string& folder) {
   std::vector<std::filesystem::path> missing;
   for (auto p = std::filesystem::absolute(folder);
        !std::filesystem::exists(p) && p != p.parent_path(); p = p.parent_path()) {
@@ -98,19 +103,45 @@ void check_output_folder(const std::string& folder, const std::string& flag) {
   }
   std::error_code error;
   std::filesystem::create_directories(folder, error);
-  const bool usable =
-      !error && std::filesystem::is_directory(folder) && ::access(folder.c_str(), W_OK) == 0;
+  std::optional<std::string> problem;
+  if (error) {
+    problem = error.message();
+  } else if (!std::filesystem::is_directory(folder)) {
+    problem = "not a folder";
+  } else {
+    const auto probe =
+        std::filesystem::path(folder) / (".speedbench-write-check-" + std::to_string(::getpid()));
+    if (!std::ofstream(probe)) problem = "no file can be made in it";
+    std::filesystem::remove(probe, error);
+  }
   for (const auto& created : missing) std::filesystem::remove(created, error);  // deepest first
-  if (!usable) {
+  return problem;
+}
+
+}  // namespace
+
+void check_output_folder(const std::string& folder, const std::string& flag) {
+  if (folder.empty()) return;
+  if (const auto problem = folder_problem(folder)) {
     throw ConfigError("command line", flag,
-                      "cannot create or write the results folder \"" + folder + "\"" +
-                          (error ? " (" + error.message() + ")" : "") +
-                          "; expected a writable folder");
+                      "cannot create or write the results folder \"" + folder + "\" (" + *problem +
+                          "); expected a writable folder");
   }
 }
 
 void check_output_file_folder(const std::string& file, const std::string& flag) {
-  check_output_folder(std::filesystem::path(file).parent_path().string(), flag);
+  if (file.empty()) return;  // no such output asked for
+  if (std::filesystem::is_directory(file)) {
+    throw ConfigError("command line", flag, "\"" + file + "\" is a folder; expected a file path");
+  }
+  const auto parent = std::filesystem::path(file).parent_path().string();
+  const auto folder = parent.empty() ? "." : parent;  // a bare name: the working folder
+  if (const auto problem = folder_problem(folder)) {
+    throw ConfigError("command line", flag,
+                      "cannot write \"" + file + "\": its folder \"" + folder +
+                          "\" cannot be created or written (" + *problem +
+                          "); expected a path in a writable folder");
+  }
 }
 
 bool drop_partial_last_line(const std::string& path) {

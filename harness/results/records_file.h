@@ -18,13 +18,15 @@ void append_record(const std::string& path, const Record& record);
 // Checks that `folder` can be created (or is there) and written, without leaving anything behind;
 // otherwise bad input: ConfigError("command line", flag, ...) naming it.
 void check_output_folder(const std::string& folder, const std::string& flag);
-// check_output_folder for the folder that `file` is to be written in (none for a bare name: the
-// working folder). Called before the work whose result the file holds, not after it.
+// check_output_folder for the folder that `file` is to be written in (the working folder for a
+// bare name; nothing to check for ""), and that `file` is no folder. Called before the work whose
+// result the file holds, not after it.
 void check_output_file_folder(const std::string& file, const std::string& flag);
 
 // A file beside the records (plan.json, builds.json, report.md), written whole or not at all: a
 // kill or a full disk mid-write leaves no file that --resume would read as half a plan, nor half
-// a report. Throws std::runtime_error naming the file when it cannot be written.
+// a report. Creates the folders it needs. Throws std::runtime_error naming the file when it
+// cannot be written.
 void write_file_whole(const std::filesystem::path& path, const std::string& content);
 // The same for a JSON document, one space of indent per level.
 void write_json_file_whole(const std::filesystem::path& path, const nlohmann::json& content);
