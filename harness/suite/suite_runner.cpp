@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -197,7 +196,9 @@ std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
                                    const std::string& run_id, const Side& side,
                                    const SuiteRunOptions& options) {
   const auto config_path = side.folder / (".run-" + std::to_string(run.index) + ".config.json");
-  std::ofstream(config_path) << run.config_json.dump(2);
+  // Whole or not at all: on a full disk the suite stops here, naming the file, rather than the
+  // child reading half a config and each run being recorded as a crash.
+  write_file_whole(config_path, run.config_json.dump(2));
   // Each option here is in kRunOneOptionsTheRunnerPasses, which a --against build is checked for.
   std::vector<std::string> argv = {side.binary->path, "run-one",
                                    "--config",        config_path.string(),
