@@ -110,6 +110,7 @@ std::vector<BadInput> catalogue() {
       {"suite: SPEEDBENCH_FORTUNES_DIR names no folder", {{"s.json", R"({"name": "f", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"model": {"arch": "char_lm"}, "data": {"dataset": "fortunes"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, "SPEEDBENCH_FORTUNES_DIR=/nonexistent/fortunes " + suite, {"/nonexistent/fortunes", "SPEEDBENCH_FORTUNES_DIR"}},
       {"suite: a TrainConfig given to run --suite", {{"s.json", kGoodConfig}}, suite, {"{dir}/s.json", "expected a suite, got a TrainConfig", "speedbench run-one --config {dir}/s.json"}},
       {"suite: --only an unknown technique", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --only turbo", {"--only", "turbo"}},
+      {"suite: --exclude every technique", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --only zero_grad_none --exclude zero_grad_none", {"command line", "'--exclude'", "of zero_grad_none none is left", "baselines alone"}},
       {"suite: --repetitions 0", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --repetitions 0", {"command line", "--repetitions", "1 to 1000"}},
       {"suite: --repetitions with --config", {{"c.json", kGoodConfig}}, exe + " run --config {dir}/c.json --repetitions 3", {"command line", "--repetitions requires --suite"}},
       {"suite: --time-budget 0", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --time-budget 0", {"command line", "--time-budget: expected a number of seconds above 0, got '0'"}},

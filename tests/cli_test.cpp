@@ -216,8 +216,8 @@ TEST(CliTest, InterruptedSuiteResumesWithoutDuplicateOrMissingRecords) {
   EXPECT_EQ(indexes, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
   for (const auto& r : records) EXPECT_EQ(r.status, RunStatus::kOk) << r.message;
 
-  // A different plan (another selection) is not resumed into this folder.
-  const auto other = run_command(run + " --resume --exclude adam");
+  // A different plan (another repetition count) is not resumed into this folder.
+  const auto other = run_command(run + " --resume --repetitions 2");
   expect_bad_input(other, "field '--resume': no earlier run of suite mini");
 }
 

@@ -48,6 +48,16 @@ std::vector<Toggle> select(std::vector<Toggle> toggles, const SuiteSelection& se
     if (!baseline && contains(selection.exclude, name)) continue;
     kept.push_back(toggles[i]);
   }
+  // A plan of baselines alone compares nothing: say so rather than run it (--only A --exclude A).
+  if (kept.size() == (keep_first ? 1u : 0u) && kept.size() < toggles.size()) {
+    std::string names;
+    for (size_t i = keep_first ? 1 : 0; i < toggles.size(); ++i)
+      names += (names.empty() ? "" : ", ") + toggles[i].name;
+    throw ConfigError("command line", selection.exclude.empty() ? "--only" : "--exclude",
+                      "leaves nothing to compare: of " + names +
+                          " none is left, and the baselines alone compare nothing; expected at "
+                          "least one left");
+  }
   return kept;
 }
 
