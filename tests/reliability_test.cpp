@@ -187,6 +187,18 @@ TEST(ReproduceTest, ADeterministicRunReproducesBitForBitAndATamperedRecordDoesNo
   EXPECT_EQ(other.exit_code, 1) << other.output;
   EXPECT_NE(other.output.find("differs from step 1"), std::string::npos) << other.output;
   EXPECT_NE(other.output.find("NOT reproduced"), std::string::npos) << other.output;
+
+  // Without deterministic mode the curve is shown for information, not judged: another seed
+  // changes it, yet the exact checks agree.
+  record.config["deterministic"] = false;
+  append_record(dir.file("free.jsonl"), record);
+  const auto unjudged = run_command(kSpeedbench + " reproduce " + dir.file("free.jsonl"));
+  EXPECT_EQ(unjudged.exit_code, 0) << unjudged.output;
+  EXPECT_NE(
+      unjudged.output.find("| loss curve (not deterministic: not judged) | 8 losses | differs "
+                           "from step 1 | - |"),
+      std::string::npos)
+      << unjudged.output;
 }
 
 TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurements) {

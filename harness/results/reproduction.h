@@ -1,8 +1,8 @@
 // `speedbench reproduce`: a recorded run against its rerun. Deterministic quantities must agree
 // exactly (step count, parameters, FLOPs; with deterministic mode the whole loss curve bit for
-// bit and the final test loss and accuracy); timings agree when the bootstrap 95% interval of the
-// ratio of median step times lies within +-10% of 1. A different machine or build
-// (environment_identity.h) or thread count is a warning.
+// bit and the final test loss and accuracy; without it the curve is shown, not judged); timings
+// agree when the bootstrap 95% interval of the ratio of median step times lies within +-10% of 1.
+// A different machine or build (environment_identity.h) or thread count is a warning.
 // Torch-free.
 #pragma once
 
@@ -19,6 +19,7 @@ struct ReproductionCheck {
   std::string rerun;
   bool exact = true;  // an exact check (a mismatch fails the reproduction) or a timing one
   bool agrees = false;
+  bool judged = true;  // false: shown for information only (a non-deterministic run's curve)
 };
 
 struct Reproduction {
