@@ -215,6 +215,27 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
   EXPECT_EQ(json["comparisons"][0]["claims"][0]["threshold"], 1.3);
 }
 
+// A `run --against` folder holds the second build's records in against/: the report of the
+// folder says it covers this build only and how to see the other.
+TEST(ReportTest, TheReportOfARunAgainstFolderSaysWhereTheSecondBuildIs) {
+  TempDir dir;
+  write_synthetic_results(dir.file("runs.jsonl"));
+  const auto alone = load_results(dir.path().string());
+  EXPECT_FALSE(alone.has_second_build);
+  EXPECT_EQ(markdown_report({alone, compare(alone), {}, {}}).find("--against"), std::string::npos);
+  write_synthetic_results(dir.file("against/runs.jsonl"));
+  const auto results = load_results(dir.path().string());
+  EXPECT_TRUE(results.has_second_build);
+  const auto markdown = markdown_report({results, compare(results), {}, {}});
+  EXPECT_NE(markdown.find("It is a `run --against` folder: this report covers this build's "
+                          "records only; the second build's are in `against/`"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("`speedbench compare " + dir.path().string() + "` sets the two builds"),
+            std::string::npos)
+      << markdown;
+}
+
 // Records of run-one alone (no plan.json, every variant "baseline"): the report says why it has
 // no comparison and how to get one, instead of empty tables and a list of unrun claims.
 TEST(ReportTest, RecordsWithNothingToCompareSayWhyInsteadOfEmptyTables) {

@@ -11,6 +11,7 @@
 #include "harness/config/config_error.h"
 #include "harness/config/json_reader.h"
 #include "harness/results/records_file.h"
+#include "harness/suite/run_folder.h"
 
 namespace speedbench::report {
 
@@ -236,6 +237,7 @@ Results load_results(const std::string& path) {
   if (fs::exists(plan_path)) results.plan = read_json_file(plan_path.string());
   results.suite = results.records.front().suite;
   results.device = results.records.front().config.value("device", "cpu");
+  results.has_second_build = fs::exists(fs::path(results.folder) / kAgainstFolder / "runs.jsonl");
   return results;
 }
 

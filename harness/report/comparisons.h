@@ -105,6 +105,9 @@ struct Results {
   std::vector<Record> records;
   std::string suite;
   std::string device;  // cpu | cuda (from the records' configs)
+  // A `run --against` folder: these are this build's records; the second build's are in its
+  // against/ folder, which `compare FOLDER` sets beside them.
+  bool has_second_build = false;
 };
 
 // `path` is a run folder or its runs.jsonl. Throws ConfigError for a missing or empty file.
