@@ -221,14 +221,15 @@ TEST(ReportTest, TheReportOfARunAgainstFolderSaysWhereTheSecondBuildIs) {
   TempDir dir;
   write_synthetic_results(dir.file("runs.jsonl"));
   const auto alone = load_results(dir.path().string());
-  EXPECT_FALSE(alone.has_second_build);
+  EXPECT_EQ(alone.second_build_folder, "");
   EXPECT_EQ(markdown_report({alone, compare(alone), {}, {}}).find("--against"), std::string::npos);
   write_synthetic_results(dir.file("against/runs.jsonl"));
   const auto results = load_results(dir.path().string());
-  EXPECT_TRUE(results.has_second_build);
+  EXPECT_EQ(results.second_build_folder, dir.file("against"));
   const auto markdown = markdown_report({results, compare(results), {}, {}});
   EXPECT_NE(markdown.find("It is a `run --against` folder: this report covers this build's "
-                          "records only; the second build's are in `against/`"),
+                          "records only; the second build's are in `" +
+                          dir.file("against") + "`"),
             std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("`speedbench compare " + dir.path().string() + "` sets the two builds"),

@@ -125,6 +125,7 @@ TEST(FolderComparisonTest, OneRunASideGivesARatioWithNoInterval) {
       << markdown;
   EXPECT_EQ(markdown.find("[0.5, 0.5]"), std::string::npos);
   const auto console = folder_comparison_console(c);
+  EXPECT_NE(console.find("2x (1 run a side: no interval)"), std::string::npos) << console;
   EXPECT_EQ(console.find("[2, 2]"), std::string::npos) << console;
   // The verdict column starts at one place in the header and both rows of the variants table.
   std::istringstream lines(console.substr(console.find("workload  ")));

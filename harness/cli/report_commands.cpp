@@ -67,11 +67,11 @@ int command_report(const ReportArgs& args) {
   write_json_file_whole(json_path, summary);
   std::printf("%s", report::console_summary(inputs).c_str());
   std::printf("report: %s\nsummary: %s\n", markdown_path.c_str(), json_path.c_str());
-  if (results.has_second_build) {
+  if (!results.second_build_folder.empty()) {
     std::printf(
-        "note: this build's records only; the second build's are in %s/against "
-        "(`speedbench compare %s` sets the two side by side)\n",
-        results.folder.c_str(), results.folder.c_str());
+        "note: this build's records only; the second build's are in %s (`speedbench compare %s` "
+        "sets the two side by side)\n",
+        results.second_build_folder.c_str(), results.folder.c_str());
   }
   return 0;
 }

@@ -237,7 +237,8 @@ Results load_results(const std::string& path) {
   if (fs::exists(plan_path)) results.plan = read_json_file(plan_path.string());
   results.suite = results.records.front().suite;
   results.device = results.records.front().config.value("device", "cpu");
-  results.has_second_build = fs::exists(fs::path(results.folder) / kAgainstFolder / "runs.jsonl");
+  const auto second_build = fs::path(results.folder) / kAgainstFolder;
+  if (fs::exists(second_build / "runs.jsonl")) results.second_build_folder = second_build.string();
   return results;
 }
 

@@ -58,9 +58,11 @@ inline bool has_few_runs(const MetricComparison& m) {
 inline bool runs_vary(const MetricComparison& m) { return m.interval.low < m.interval.high; }
 
 // One run on a side: the ratio is a single number with no spread to measure, and its zero-width
-// [x, x] is no interval (the report says "no interval"; the plots colour no such bar).
+// [x, x] is no interval (the report says "no interval"; the plots colour no such bar; a verdict
+// from it is inconclusive).
+inline bool lacks_interval(int fewest_runs_on_a_side) { return fewest_runs_on_a_side < 2; }
 inline bool lacks_interval(const MetricComparison& m) {
-  return std::min(m.n_baseline, m.n_variant) < 2;
+  return lacks_interval(std::min(m.n_baseline, m.n_variant));
 }
 
 // An interval that holds the true value less often than its 95% says: few runs a side of a
@@ -105,9 +107,9 @@ struct Results {
   std::vector<Record> records;
   std::string suite;
   std::string device;  // cpu | cuda (from the records' configs)
-  // A `run --against` folder: these are this build's records; the second build's are in its
-  // against/ folder, which `compare FOLDER` sets beside them.
-  bool has_second_build = false;
+  // Of a `run --against` folder (these are this build's records): the folder of the second
+  // build's records, which `compare FOLDER` sets beside them; "" for any other folder.
+  std::string second_build_folder;
 };
 
 // `path` is a run folder or its runs.jsonl. Throws ConfigError for a missing or empty file.

@@ -172,10 +172,11 @@ std::string report_heading(const Results& results) {
   out << results.records.size() << " records (" << status_text << "), "
       << results.records.front().started_at << " to " << results.records.back().finished_at
       << ", run folder `" << results.folder << "`.";
-  if (results.has_second_build) {
-    out << " It is a `run --against` folder: this report covers this build's records only; "
-           "the second build's are in `against/` (`speedbench report "
-        << results.folder << "/against` reports them), and `speedbench compare " << results.folder
+  if (!results.second_build_folder.empty()) {
+    out << " It is a `run --against` folder: this report covers this build's records only; the "
+           "second build's are in `"
+        << results.second_build_folder << "` (`speedbench report " << results.second_build_folder
+        << "` reports them), and `speedbench compare " << results.folder
         << "` sets the two builds side by side, run by run.";
   }
   out << "\n\n";

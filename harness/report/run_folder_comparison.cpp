@@ -292,7 +292,7 @@ EffectChange compare_effect(const Samples& before, const Samples& after, const C
 
 std::string change_verdict(const measure::Interval& interval, bool lower_is_better,
                            double tolerance, int fewest_runs_on_a_side) {
-  if (fewest_runs_on_a_side < 2) return "inconclusive";
+  if (lacks_interval(fewest_runs_on_a_side)) return "inconclusive";
   const double low = 1 - tolerance, high = 1 + tolerance;
   if (interval.low >= low && interval.high <= high) return "unchanged";
   if (interval.low > high) return lower_is_better ? "regressed" : "improved";

@@ -53,7 +53,7 @@ struct EffectChange {
   // Per repetition of one `run --against` (its four runs made in one sweep): the geometric mean
   // of the repetitions' changes with a Student-t interval; else all four samples resampled.
   bool paired = false;
-  int fewest_runs = 0;  // of the four samples: under 2, `change` is a single ratio, no interval
+  int fewest_runs = 0;  // of the four samples (lacks_interval: `change` is a single ratio)
   std::string verdict;  // change_verdict's (better = a larger speedup), or "not_compared"
   std::string reason;
 };

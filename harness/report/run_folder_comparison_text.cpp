@@ -34,7 +34,8 @@ std::string ratio_or_dash(const MetricComparison& m, const MetricInfo& metric) {
 
 std::string effect_change_text(const EffectChange& e, const MetricInfo& metric) {
   if (!e.defined) return "-";
-  return e.fewest_runs < 2 ? no_interval_text(e.change.estimate, metric) : ratio_text(e.change);
+  return lacks_interval(e.fewest_runs) ? no_interval_text(e.change.estimate, metric)
+                                       : ratio_text(e.change);
 }
 
 std::string metric_line(const FolderComparison& c) {
@@ -275,7 +276,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["before"] = interval_json(e.before.interval);
       j["after"] = interval_json(e.after.interval);
       j["change"] = interval_json(e.change);
-      j["no_interval"] = e.fewest_runs < 2;
+      j["no_interval"] = lacks_interval(e.fewest_runs);
       j["paired"] = e.paired;
     }
     effects.push_back(j);

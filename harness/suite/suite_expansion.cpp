@@ -25,6 +25,14 @@ bool applies_to(const Toggle& toggle, const std::string& workload) {
   return toggle.workloads.empty() || contains(toggle.workloads, workload);
 }
 
+// "a, b, c": the names of toggles[first..].
+std::string toggle_names(const std::vector<Toggle>& toggles, size_t first = 0) {
+  std::string names;
+  for (size_t i = first; i < toggles.size(); ++i)
+    names += (names.empty() ? "" : ", ") + toggles[i].name;
+  return names;
+}
+
 // Keeps the toggles --only/--exclude select; `keep_first` protects a grid or scaling baseline.
 std::vector<Toggle> select(std::vector<Toggle> toggles, const SuiteSelection& selection,
                            bool keep_first) {
@@ -33,28 +41,25 @@ std::vector<Toggle> select(std::vector<Toggle> toggles, const SuiteSelection& se
       const bool known = std::any_of(toggles.begin(), toggles.end(),
                                      [&](const Toggle& t) { return t.name == name; });
       if (!known) {
-        std::string names;
-        for (const auto& t : toggles) names += (names.empty() ? "" : ", ") + t.name;
-        throw ConfigError("command line", list == &selection.only ? "--only" : "--exclude",
-                          "\"" + name + "\" is not in this suite; it has: " + names);
+        throw ConfigError(
+            "command line", list == &selection.only ? "--only" : "--exclude",
+            "\"" + name + "\" is not in this suite; it has: " + toggle_names(toggles));
       }
     }
   }
+  const size_t baselines = keep_first ? 1 : 0;  // kept whatever the selection
   std::vector<Toggle> kept;
   for (size_t i = 0; i < toggles.size(); ++i) {
     const auto& name = toggles[i].name;
-    const bool baseline = keep_first && i == 0;
+    const bool baseline = i < baselines;
     if (!baseline && !selection.only.empty() && !contains(selection.only, name)) continue;
     if (!baseline && contains(selection.exclude, name)) continue;
     kept.push_back(toggles[i]);
   }
   // A plan of baselines alone compares nothing: say so rather than run it (--only A --exclude A).
-  if (kept.size() == (keep_first ? 1u : 0u) && kept.size() < toggles.size()) {
-    std::string names;
-    for (size_t i = keep_first ? 1 : 0; i < toggles.size(); ++i)
-      names += (names.empty() ? "" : ", ") + toggles[i].name;
+  if (kept.size() == baselines && kept.size() < toggles.size()) {
     throw ConfigError("command line", selection.exclude.empty() ? "--only" : "--exclude",
-                      "leaves nothing to compare: of " + names +
+                      "leaves nothing to compare: of " + toggle_names(toggles, baselines) +
                           " none is left, and the baselines alone compare nothing; expected at "
                           "least one left");
   }
