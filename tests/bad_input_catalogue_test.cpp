@@ -85,7 +85,8 @@ std::vector<BadInput> catalogue() {
       {"config: checkpointing an RNN", {{"c.json", with(R"("model": {"arch": "row_rnn"}, "techniques": {"checkpointing": true})")}}, run, {"{dir}/c.json", "'techniques.checkpointing'"}},
       {"config: char LM on images", {{"c.json", with(R"("model": {"arch": "char_lm"})")}}, run, {"{dir}/c.json", "'model.arch'", "fortunes"}},
       {"config: cuda graphs with a schedule", {{"c.json", with(R"("device": "cuda", "techniques": {"cuda_graphs": true, "lr_schedule": {"kind": "cosine"}})")}}, run, {"{dir}/c.json", "'techniques.cuda_graphs'"}},
-      {"config: batch larger than the data", {{"c.json", with(R"("batch_size": 4096)")}}, run, {"'batch_size'", "got 4096"}},
+      {"config: batch larger than the data", {{"c.json", with(R"("batch_size": 4096)")}}, run, {"{dir}/c.json", "'batch_size'", "got 4096", "more than the 128 training examples"}},
+      {"config: lr-find with a batch larger than the data (it swept forever)", {{"c.json", with(R"("batch_size": 4096)")}}, "timeout 60 " + exe + " lr-find --config {dir}/c.json --steps 3", {"{dir}/c.json", "'batch_size'", "got 4096"}},
       {"config: a suite given to run-one", {{"c.json", suite_with(kGoodSuiteTail)}}, run, {"{dir}/c.json", "expected a TrainConfig, got a suite", "speedbench run --suite {dir}/c.json"}},
       {"config: unknown optimizer", {{"c.json", with(R"("optimizer": {"name": "lion"})")}}, run, {"{dir}/c.json", "'optimizer.name'", "lion"}},
       // ---- datasets ----------------------------------------------------------------------------
@@ -107,6 +108,7 @@ std::vector<BadInput> catalogue() {
       {"suite: a sweep of one value", {{"s.json", R"({"name": "s", "design": "scaling", "workloads": [{"name": "w"}], "sweep": {"field": "batch_size", "values": [64]}})"}}, suite, {"{dir}/s.json", "values"}},
       {"suite: a bad variant config", {{"s.json", suite_with(R"("techniques": [{"id": "zero_grad_none", "config": {"techniques": {"zero_grad_none": true}, "batch_size": -4}}])")}}, suite, {"{dir}/s.json", "batch_size"}},
       {"suite: a dataset that is not installed", {{"s.json", R"({"name": "d", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"data": {"root": "/nonexistent/fashion"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, suite, {"/nonexistent/fashion", "dataset-fashion-mnist"}},
+      {"suite: a variant's batch larger than the data, found before any run", {{"s.json", suite_with(R"("techniques": [{"id": "zero_grad_none", "config": {"batch_size": 128, "techniques": {"zero_grad_none": true}}}])")}}, suite, {"{dir}/s.json", "'zero_grad_none on workload w: batch_size'", "got 128", "more than the 64 training examples"}},
       {"suite: SPEEDBENCH_FORTUNES_DIR names no folder", {{"s.json", R"({"name": "f", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"model": {"arch": "char_lm"}, "data": {"dataset": "fortunes"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, "SPEEDBENCH_FORTUNES_DIR=/nonexistent/fortunes " + suite, {"/nonexistent/fortunes", "SPEEDBENCH_FORTUNES_DIR"}},
       {"suite: a TrainConfig given to run --suite", {{"s.json", kGoodConfig}}, suite, {"{dir}/s.json", "expected a suite, got a TrainConfig", "speedbench run-one --config {dir}/s.json"}},
       {"suite: --only an unknown technique", {{"s.json", suite_with(kGoodSuiteTail)}}, suite + " --only turbo", {"--only", "turbo"}},
@@ -153,7 +155,7 @@ std::vector<BadInput> catalogue() {
       {"flag: an unwritable results folder", {{"c.json", kGoodConfig}}, std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out /proc/speedbench-results --config {dir}/c.json", {"command line", "--out", "/proc/speedbench-results"}},
       {"flag: an unwritable lr-find curve folder", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --out /proc/speedbench-lr/curve.json", {"command line", "--out", "/proc/speedbench-lr"}},
       {"flag: an unwritable reproduce records folder", {{"r/runs.jsonl", "<record>"}}, exe + " reproduce {dir}/r/runs.jsonl --out /proc/speedbench-rerun/runs.jsonl", {"command line", "--out", "/proc/speedbench-rerun"}},
-      {"flag: lr-find start above end", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --start-lr 1 --end-lr 0.1", {"--start-lr"}},
+      {"flag: lr-find start above end", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --start-lr 1 --end-lr 0.1", {"command line", "--start-lr", "got --start-lr 1 --end-lr 0.1 --steps 100"}},
       {"environment: WORLD_SIZE 0", {{"c.json", kGoodConfig}}, "RANK=0 WORLD_SIZE=0 " + run, {"environment", "'WORLD_SIZE'", "got \"0\""}},
       {"environment: RANK without WORLD_SIZE", {{"c.json", kGoodConfig}}, "RANK=0 " + run, {"environment", "'WORLD_SIZE'", "not set"}},
   };

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
@@ -140,7 +141,8 @@ int command_run_one(const RunOneArgs& args) {
   if (!args.quiet && writes_record) {
     progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
   }
-  const Record record = execute_run(config, identity, progress, launch);
+  const Record record = naming_config_file(
+      args.config_path, [&] { return execute_run(config, identity, progress, launch); });
   if (!writes_record) {  // ranks > 0: rank 0's record speaks for the run
     if (record.status != RunStatus::kOk) print_brief_summary(record);
   } else {
@@ -211,8 +213,11 @@ int command_lr_find(const LrFindArgs& args) {
   auto config = load_train_config(args.config_path);
   if (!args.data_root.empty()) config.data.root = args.data_root;
   if (!(args.start_lr > 0 && args.end_lr > args.start_lr && args.steps >= 2)) {
-    throw ConfigError("", "--start-lr/--end-lr/--steps",
-                      "expected 0 < start-lr < end-lr and steps >= 2");
+    char got[160];
+    std::snprintf(got, sizeof got, "got --start-lr %g --end-lr %g --steps %lld", args.start_lr,
+                  args.end_lr, static_cast<long long>(args.steps));
+    throw ConfigError("command line", "--start-lr/--end-lr/--steps",
+                      std::string(got) + ", expected 0 < start-lr < end-lr and steps >= 2");
   }
   check_output_file_folder(args.out_path, "--out");  // before the sweep, not after it
   LrFinderOptions options;
@@ -220,7 +225,8 @@ int command_lr_find(const LrFindArgs& args) {
   options.end_lr = args.end_lr;
   options.steps = args.steps;
   measure::CpuMemoryTracker::install();
-  const auto result = find_learning_rate(config, options);
+  const auto result =
+      naming_config_file(args.config_path, [&] { return find_learning_rate(config, options); });
   std::printf("LR range test: %zu steps from %g to %g%s\n", result.lrs.size(), options.start_lr,
               options.end_lr, result.stopped_early ? " (stopped early: the loss blew up)" : "");
   std::printf("  lowest smoothed loss at lr %.4g; steepest descent at lr %.4g\n",

@@ -40,7 +40,7 @@ int command_reproduce(const ReproduceArgs& args) {
   measure::CpuMemoryTracker::install();
   RunIdentity identity{make_run_id(), "reproduce", recorded.variant, recorded.run_index,
                        recorded.repetition};
-  const auto rerun = execute_run(config, identity);
+  const auto rerun = naming_config_file(source, [&] { return execute_run(config, identity); });
   if (!args.out_path.empty()) append_record(args.out_path, rerun);
   const auto reproduction = compare_reproduction(recorded, rerun);
   std::printf("%s", reproduction_table(reproduction).c_str());

@@ -19,6 +19,12 @@ class ConfigError : public std::runtime_error {
   const std::string& field() const { return field_; }
   const std::string& message() const { return message_; }
 
+  // This error naming `file` where it named none: code that finds a field at odds with the loaded
+  // data (a batch larger than the dataset) does not know which file the config came from.
+  ConfigError in_file(const std::string& file) const {
+    return file_.empty() ? ConfigError(file, field_, message_) : *this;
+  }
+
  private:
   static std::string format(const std::string& file, const std::string& field,
                             const std::string& message) {
@@ -30,5 +36,15 @@ class ConfigError : public std::runtime_error {
   std::string field_;
   std::string message_;
 };
+
+// Runs `body`; a ConfigError that names no file leaves naming `file`.
+template <typename Body>
+auto naming_config_file(const std::string& file, Body&& body) {
+  try {
+    return body();
+  } catch (const ConfigError& error) {
+    throw error.in_file(file);
+  }
+}
 
 }  // namespace speedbench

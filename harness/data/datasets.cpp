@@ -73,9 +73,13 @@ DatasetSplits load_fashion_mnist(const DataConfig& config) {
 
 // -- synthetic images --------------------------------------------------------------------------
 
+int64_t synthetic_training_examples(const DataConfig& config) {
+  return config.train_samples > 0 ? config.train_samples : 4096;
+}
+
 DatasetSplits make_synthetic(const DataConfig& config, int64_t seed) {
   const auto& shape = config.synthetic_shape;
-  const int64_t train_n = config.train_samples > 0 ? config.train_samples : 4096;
+  const int64_t train_n = synthetic_training_examples(config);
   const int64_t test_n = config.test_samples > 0 ? config.test_samples : 1024;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(seed));
   auto make = [&](int64_t n) {
@@ -188,6 +192,11 @@ DatasetSplits load_dataset(const DataConfig& config, int64_t seed) {
       config.dataset == "synthetic" ? make_synthetic(config, seed) : load_fashion_mnist(config);
   set_pixel_statistics(splits);
   return splits;
+}
+
+int64_t count_training_examples(const DataConfig& config, int64_t seed) {
+  if (config.dataset == "synthetic") return synthetic_training_examples(config);
+  return load_dataset(config, seed).train.size();
 }
 
 void move_examples_to(DatasetSplits& splits, torch::Device device) {

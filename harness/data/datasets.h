@@ -35,6 +35,10 @@ struct DatasetSplits {
 // Loads what `config.dataset` names, cut to train_samples / test_samples when those are set.
 DatasetSplits load_dataset(const DataConfig& config, int64_t seed);
 
+// How many training examples load_dataset would give: synthetic data is counted without making
+// it, the other datasets are loaded (so that one that is missing or corrupt throws here).
+int64_t count_training_examples(const DataConfig& config, int64_t seed);
+
 // data.on_device: both splits' examples moved to `device` (there the batches are gathered).
 void move_examples_to(DatasetSplits& splits, torch::Device device);
 

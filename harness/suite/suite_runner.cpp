@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "harness/suite/run_folder.h"
 #include "harness/suite/run_one.h"
 #include "harness/suite/run_time_budget.h"
+#include "harness/train/steps_per_epoch.h"
 
 namespace speedbench {
 
@@ -96,17 +98,28 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-// A dataset that is missing or corrupt would fail every run alike, each in its own child: load
-// each dataset the plan reads once, here, so that the error comes once (exit 2) before any run
-// and no results folder is left behind.
-void check_datasets_load(const Suite& suite, const std::string& data_root) {
-  std::set<std::string> checked;
+// A dataset that is missing or corrupt, or a batch larger than its training set, would fail
+// every run alike, each in its own child: load each dataset the plan reads once, here, and check
+// each run's batch against it, so that the error comes once (exit 2) before any run and no
+// results folder is left behind.
+void check_runs_fit_their_data(const Suite& suite, const std::string& data_root) {
+  std::map<std::string, int64_t> training_examples;  // by the data config's JSON
   for (const auto& run : suite.plan) {
     auto data = run.config.data;
     if (!data_root.empty()) data.root = data_root;
-    if (data.dataset == "synthetic") continue;
-    if (checked.insert(data.dataset + "@" + data::dataset_folder(data)).second) {
-      data::load_dataset(data, run.config.seed);
+    const auto key = run.config_json.value("data", nlohmann::json::object()).dump() + data.root;
+    auto known = training_examples.find(key);
+    if (known == training_examples.end()) {
+      known = training_examples.emplace(key, data::count_training_examples(data, run.config.seed))
+                  .first;
+    }
+    try {
+      steps_per_epoch(known->second, run.config.batch_size,
+                      static_cast<int>(run.config.techniques.ddp_world_size));
+    } catch (const ConfigError& error) {
+      throw ConfigError(suite.file,
+                        run.variant + " on workload " + run.workload + ": " + error.field(),
+                        error.message());
     }
   }
 }
@@ -255,7 +268,7 @@ void count_outcome(RunStatus status, SuiteRunSummary& summary) {
 }  // namespace
 
 SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
-  check_datasets_load(suite, options.data_root);
+  check_runs_fit_their_data(suite, options.data_root);
   const auto plan = suite_plan_to_json(suite);
   const auto folder = choose_run_folder(suite.name, plan, options.results_root, options.resume,
                                         options.against.has_value());

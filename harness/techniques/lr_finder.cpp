@@ -7,6 +7,7 @@
 #include "harness/techniques/channels_last.h"
 #include "harness/train/evaluate.h"
 #include "harness/train/optimizer_factory.h"
+#include "harness/train/train_batches.h"
 #include "harness/train/train_loop.h"
 #include "harness/train/workload.h"
 
@@ -26,15 +27,15 @@ LrFinderResult find_learning_rate(const TrainConfig& config, const LrFinderOptio
   workload.module->train();
   auto optimizer = make_optimizer(config.optimizer, workload.module->parameters(),
                                   config.techniques.optimizer_impl);
-  auto loader = torch::data::make_data_loader(
-      data::BatchDataset(workload.data.train, workload.transform),
-      torch::data::DataLoaderOptions(config.batch_size).drop_last(true));
+  // The run's own batches (seeded order, loader workers): a batch larger than the data is the
+  // same bad input here, where an empty loader would sweep forever.
+  const auto batches = make_train_batches(workload, config, /*rank=*/0, /*world_size=*/1);
 
   LrFinderResult result;
   double average = 0, best = std::numeric_limits<double>::infinity();
   int64_t step = 0;
   while (step < options.steps) {
-    for (auto& batch : *loader) {
+    for (auto& batch : *batches.loader) {
       if (step >= options.steps) break;
       const double lr = lr_finder_lr(options, step);
       set_learning_rate(*optimizer, lr);

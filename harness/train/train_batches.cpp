@@ -1,9 +1,8 @@
 #include "harness/train/train_batches.h"
 
-#include <string>
 #include <utility>
 
-#include "harness/config/config_error.h"
+#include "harness/train/steps_per_epoch.h"
 
 namespace speedbench {
 
@@ -12,13 +11,8 @@ TrainBatches make_train_batches(const Workload& workload, const TrainConfig& con
   distributed::ShardedRandomSampler sampler(workload.data.train.size(),
                                             static_cast<uint64_t>(config.seed), rank, world_size);
   TrainBatches batches;
-  batches.steps_per_epoch = static_cast<int64_t>(sampler.shard_size()) / config.batch_size;
-  if (batches.steps_per_epoch == 0) {
-    throw ConfigError("", "batch_size",
-                      "got " + std::to_string(config.batch_size) + ", more than the " +
-                          std::to_string(sampler.shard_size()) + " training examples" +
-                          (world_size > 1 ? " of each rank's shard" : ""));
-  }
+  batches.steps_per_epoch =
+      steps_per_epoch(workload.data.train.size(), config.batch_size, world_size);
   batches.loader = torch::data::make_data_loader(
       data::BatchDataset(workload.data.train, workload.transform), std::move(sampler),
       torch::data::DataLoaderOptions(config.batch_size)
