@@ -342,7 +342,7 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   EXPECT_TRUE(std::filesystem::file_size(dir.file("run/report.md")) > 0);
   EXPECT_TRUE(std::filesystem::file_size(dir.file("run/summary.json")) > 0);
   const auto missing = run_command(speedbench_cli() + " report " + dir.file("nothing"));
-  expect_bad_input(missing, "no records here");
+  expect_bad_input(missing, "no such file or folder");
 }
 
 // The default claims registry is read from the working folder; report goes on without it (a

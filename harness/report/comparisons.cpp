@@ -220,16 +220,39 @@ const MetricComparison* ComparisonResult::metric(const std::string& id) const {
   return nullptr;
 }
 
+namespace {
+
+// Why `given` has no records, and what it should be: a path that is not there, a suite's folder
+// of runs (then the newest run folder in it), or a folder without records.
+ConfigError no_records_error(const fs::path& given, const std::string& records_path) {
+  const std::string expected =
+      "expected a run folder (results/<suite>/<run-id>/) or its runs.jsonl";
+  if (!fs::exists(given))
+    return ConfigError(given.string(), "", "no such file or folder; " + expected);
+  std::string newest_run;  // run ids start with their date and time: the greatest is the newest
+  if (fs::is_directory(given)) {
+    for (const auto& entry : fs::directory_iterator(given)) {
+      if (fs::exists(entry.path() / "runs.jsonl")) {
+        newest_run = std::max(newest_run, entry.path().string());
+      }
+    }
+  }
+  if (!newest_run.empty()) {
+    return ConfigError(
+        given.string(), "",
+        "a folder of run folders, not one run; " + expected + ", the newest here: " + newest_run);
+  }
+  return ConfigError(records_path, "", "no records here; " + expected);
+}
+
+}  // namespace
+
 Results load_results(const std::string& path) {
   Results results;
   const fs::path given(path);
   results.folder = fs::is_directory(given) ? given.string() : given.parent_path().string();
   results.records_path = fs::is_directory(given) ? (given / "runs.jsonl").string() : given.string();
-  if (!fs::exists(results.records_path)) {
-    throw ConfigError(
-        results.records_path, "",
-        "no records here; expected a run folder (results/<suite>/<run-id>/) or its runs.jsonl");
-  }
+  if (!fs::exists(results.records_path)) throw no_records_error(given, results.records_path);
   results.records = read_records(results.records_path);  // a bad line is a ConfigError
   if (results.records.empty())
     throw ConfigError(results.records_path, "", "the file has no records");
