@@ -71,6 +71,7 @@ TEST(AmpTest, ATrainingRunUnderBf16AutocastHoldsLessActivationMemory) {
   auto run = [](const std::string& amp) {
     return train(train_config_from_json({{"data", {{"train_samples", 128}, {"test_samples", 100}}},
                                          {"batch_size", 64},
+                                         {"warmup_steps", 0},  // 2 steps, none to spare
                                          {"eval_batch_size", 100},
                                          {"progress_every_s", 0},
                                          {"techniques", {{"amp", amp}}}},

@@ -35,7 +35,7 @@ std::string with(const std::string& json_fields) {
 std::string suite_with(const std::string& fields) {
   return std::string(
              R"({"name": "bad", "device": "cpu", "design": "one_at_a_time", "repetitions": 1,
-    "base": {"max_steps": 1, "data": {"train_samples": 64, "test_samples": 32}, "batch_size": 32},
+    "base": {"max_steps": 1, "warmup_steps": 0, "data": {"train_samples": 64, "test_samples": 32}, "batch_size": 32},
     "workloads": [{"name": "w", "config": {}}], )") +
          fields + "}";
 }
@@ -86,6 +86,7 @@ std::vector<BadInput> catalogue() {
       {"config: char LM on images", {{"c.json", with(R"("model": {"arch": "char_lm"})")}}, run, {"{dir}/c.json", "'model.arch'", "fortunes"}},
       {"config: cuda graphs with a schedule", {{"c.json", with(R"("device": "cuda", "techniques": {"cuda_graphs": true, "lr_schedule": {"kind": "cosine"}})")}}, run, {"{dir}/c.json", "'techniques.cuda_graphs'"}},
       {"config: batch larger than the data", {{"c.json", with(R"("batch_size": 4096)")}}, run, {"{dir}/c.json", "'batch_size'", "got 4096", "more than the 128 training examples"}},
+      {"config: a warmup as long as the run (it reported 0 samples/s)", {{"c.json", with(R"("batch_size": 32, "max_steps": 3, "warmup_steps": 3)")}}, run, {"{dir}/c.json", "'warmup_steps'", "got 3, but the run trains 3 steps", "no step would be timed"}},
       {"config: lr-find with a batch larger than the data (it swept forever)", {{"c.json", with(R"("batch_size": 4096)")}}, "timeout 60 " + exe + " lr-find --config {dir}/c.json --steps 3", {"{dir}/c.json", "'batch_size'", "got 4096"}},
       {"config: a suite given to run-one", {{"c.json", suite_with(kGoodSuiteTail)}}, run, {"{dir}/c.json", "expected a TrainConfig, got a suite", "speedbench run --suite {dir}/c.json"}},
       {"config: unknown optimizer", {{"c.json", with(R"("optimizer": {"name": "lion"})")}}, run, {"{dir}/c.json", "'optimizer.name'", "lion"}},
@@ -107,6 +108,7 @@ std::vector<BadInput> catalogue() {
       {"suite: CUDA on a CPU machine", {{"s.json", R"({"name": "g", "device": "cuda", "design": "one_at_a_time", "workloads": [{"name": "w"}], "techniques": [{"id": "tf32", "config": {"techniques": {"tf32": true}}}]})"}}, suite, {"{dir}/s.json", "'device'", "no CUDA device"}},
       {"suite: a sweep of one value", {{"s.json", R"({"name": "s", "design": "scaling", "workloads": [{"name": "w"}], "sweep": {"field": "batch_size", "values": [64]}})"}}, suite, {"{dir}/s.json", "values"}},
       {"suite: a bad variant config", {{"s.json", suite_with(R"("techniques": [{"id": "zero_grad_none", "config": {"techniques": {"zero_grad_none": true}, "batch_size": -4}}])")}}, suite, {"{dir}/s.json", "batch_size"}},
+      {"suite: a warmup longer than a variant's epochs, found before any run", {{"s.json", suite_with(R"("techniques": [{"id": "zero_grad_none", "config": {"max_steps": 0, "epochs": 1, "warmup_steps": 5, "techniques": {"zero_grad_none": true}}}])")}}, suite, {"{dir}/s.json", "'zero_grad_none on workload w: warmup_steps'", "got 5, but the run trains 2 steps (1 epoch of 2 steps)"}},
       {"suite: a dataset that is not installed", {{"s.json", R"({"name": "d", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"data": {"root": "/nonexistent/fashion"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, suite, {"/nonexistent/fashion", "dataset-fashion-mnist"}},
       {"suite: a variant's batch larger than the data, found before any run", {{"s.json", suite_with(R"("techniques": [{"id": "zero_grad_none", "config": {"batch_size": 128, "techniques": {"zero_grad_none": true}}}])")}}, suite, {"{dir}/s.json", "'zero_grad_none on workload w: batch_size'", "got 128", "more than the 64 training examples"}},
       {"suite: SPEEDBENCH_FORTUNES_DIR names no folder", {{"s.json", R"({"name": "f", "design": "one_at_a_time", "workloads": [{"name": "w", "config": {"model": {"arch": "char_lm"}, "data": {"dataset": "fortunes"}}}], )" + std::string(kGoodSuiteTail) + "}"}}, "SPEEDBENCH_FORTUNES_DIR=/nonexistent/fortunes " + suite, {"/nonexistent/fortunes", "SPEEDBENCH_FORTUNES_DIR"}},

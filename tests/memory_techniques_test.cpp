@@ -133,6 +133,7 @@ TEST(ZeroGradTest, SetToNoneLeavesGradientsUndefinedAndFreesTheirBytes) {
 TrainConfig tiny_run(const nlohmann::json& techniques) {
   return train_config_from_json({{"data", {{"train_samples", 256}, {"test_samples", 500}}},
                                  {"batch_size", 64},
+                                 {"warmup_steps", 0},  // 4 steps: a memory test times none
                                  {"eval_batch_size", 250},
                                  {"progress_every_s", 0},
                                  {"deterministic", true},

@@ -24,7 +24,7 @@
 #include "harness/suite/run_folder.h"
 #include "harness/suite/run_one.h"
 #include "harness/suite/run_time_budget.h"
-#include "harness/train/steps_per_epoch.h"
+#include "harness/train/training_steps.h"
 
 namespace speedbench {
 
@@ -98,10 +98,10 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-// A dataset that is missing or corrupt, or a batch larger than its training set, would fail
-// every run alike, each in its own child: load each dataset the plan reads once, here, and check
-// each run's batch against it, so that the error comes once (exit 2) before any run and no
-// results folder is left behind.
+// A dataset that is missing or corrupt, a batch larger than its training set or a warmup as long
+// as the run would fail every run alike, each in its own child: load each dataset the plan reads
+// once, here, and check each run's batch and steps against it, so that the error comes once (exit
+// 2) before any run and no results folder is left behind.
 void check_runs_fit_their_data(const Suite& suite, const std::string& data_root) {
   std::map<std::string, int64_t> training_examples;  // by the data config's JSON
   for (const auto& run : suite.plan) {
@@ -114,8 +114,9 @@ void check_runs_fit_their_data(const Suite& suite, const std::string& data_root)
                   .first;
     }
     try {
-      steps_per_epoch(known->second, run.config.batch_size,
-                      static_cast<int>(run.config.techniques.ddp_world_size));
+      total_training_steps(run.config,
+                           steps_per_epoch(known->second, run.config.batch_size,
+                                           static_cast<int>(run.config.techniques.ddp_world_size)));
     } catch (const ConfigError& error) {
       throw ConfigError(suite.file,
                         run.variant + " on workload " + run.workload + ": " + error.field(),
@@ -224,7 +225,8 @@ std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
                                    "--brief"};
   if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});
   const auto failure = run_child(argv);
-  fs::remove(config_path);
+  // A failed run's config stays beside its record: its error line may name the file.
+  if (failure.empty()) fs::remove(config_path);
   if (g_stop_signal != 0) return std::nullopt;
 
   const auto& records_path = side.records_path;

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/config/config_error.h"
+
 namespace speedbench {
 
 namespace {
@@ -25,9 +27,10 @@ void arm_fault_injection(int64_t run_index) {
   while (std::getline(entries, entry, ',')) {
     const auto colon = entry.find(':');
     const auto kind = colon == std::string::npos ? "" : entry.substr(colon + 1);
-    if (colon == std::string::npos || (kind != "segfault" && kind != "abort" && kind != "oom")) {
+    if (colon == std::string::npos ||
+        (kind != "segfault" && kind != "abort" && kind != "oom" && kind != "bad_input")) {
       throw std::invalid_argument(std::string(kInjectFaultVariable) + ": got \"" + entry +
-                                  "\", expected RUN_INDEX:segfault|abort|oom");
+                                  "\", expected RUN_INDEX:segfault|abort|oom|bad_input");
     }
     if (entry.substr(0, colon) == std::to_string(run_index)) g_armed = kind;
   }
@@ -41,6 +44,9 @@ void maybe_inject_fault(int64_t steps_done) {
     // 2^60 bytes: the allocator fails as it does when memory runs out ("can't allocate").
     auto impossible = torch::empty({int64_t{1} << 58}, torch::kFloat32);
     impossible.fill_(0);
+  }
+  if (g_armed == "bad_input") {
+    throw ConfigError("", "injected", "bad input that only the run itself finds (a test's fault)");
   }
 }
 

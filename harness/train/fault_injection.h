@@ -2,6 +2,7 @@
 // makes the run at suite position I fail at its third training step the way KIND says:
 //   segfault  the process dies of SIGSEGV        abort  it dies of SIGABRT (std::abort)
 //   oom       a real allocation the CPU allocator cannot satisfy (status oom)
+//   bad_input a ConfigError, as bad input that only the run finds would raise (exit code 2)
 // It lets tests prove that the suite records each failure and goes on. Only a process's own
 // environment can set it: a config file cannot.
 #pragma once

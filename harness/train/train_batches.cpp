@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "harness/train/steps_per_epoch.h"
+#include "harness/train/training_steps.h"
 
 namespace speedbench {
 

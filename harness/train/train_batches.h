@@ -25,7 +25,7 @@ struct TrainBatches {
 };
 
 // Throws ConfigError (field batch_size) when a batch is larger than the rank's shard: bad input
-// that only the loaded data reveals (steps_per_epoch.h).
+// that only the loaded data reveals (training_steps.h).
 TrainBatches make_train_batches(const Workload& workload, const TrainConfig& config, int rank,
                                 int world_size);
 

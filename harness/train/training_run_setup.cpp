@@ -9,6 +9,7 @@
 #include "harness/techniques/max_batch.h"
 #include "harness/train/optimizer_factory.h"
 #include "harness/train/training_run.h"
+#include "harness/train/training_steps.h"
 
 namespace speedbench {
 
@@ -86,9 +87,7 @@ void TrainingRun::set_up_steps(double lr_scale) {
   auto batches = make_train_batches(workload_, config_, rank_, world_size_);
   loader_ = std::move(batches.loader);
   steps_per_epoch_ = batches.steps_per_epoch;
-  total_steps_ = config_.max_steps > 0
-                     ? std::min(config_.max_steps, steps_per_epoch_ * config_.epochs)
-                     : steps_per_epoch_ * config_.epochs;
+  total_steps_ = total_training_steps(config_, steps_per_epoch_);
   eval_every_ = config_.eval_every_steps > 0 ? config_.eval_every_steps : steps_per_epoch_;
   auto schedule_config = tech_.lr_schedule;
   schedule_config.max_lr *= lr_scale;
