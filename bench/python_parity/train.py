@@ -74,6 +74,9 @@ def load_config(path):
            "seed": c.get("seed", 0), "threads": c.get("threads", 2)}
     if run["max_steps"] <= 0:
         fail(f"{path}: field 'max_steps': the race needs a step count (> 0)")
+    if run["warmup_steps"] >= run["max_steps"]:
+        fail(f"{path}: field 'warmup_steps': got {run['warmup_steps']}, but the run trains "
+             f"{run['max_steps']} steps: no step would be timed; expected fewer warmup steps than steps")
     return data, model, opt, tech, run
 
 
