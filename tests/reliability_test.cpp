@@ -80,7 +80,8 @@ TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoes
       << bad_input_message;
   EXPECT_TRUE(std::filesystem::exists(folder / ".run-5.config.json"))
       << "the file its error names is kept";
-  EXPECT_FALSE(std::filesystem::exists(folder / ".run-0.config.json")) << "an ok run's is not";
+  EXPECT_FALSE(std::filesystem::exists(folder / ".run-1.config.json"))
+      << "a crashed run's error does not name it: not kept";
   EXPECT_NE(result.output.find("speedbench: error: "), std::string::npos)
       << "the child's stderr still reaches the console\n"
       << result.output;

@@ -225,8 +225,8 @@ std::optional<Record> run_in_child(const PlannedRun& run, const Suite& suite,
                                    "--brief"};
   if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});
   const auto failure = run_child(argv);
-  // A failed run's config stays beside its record: its error line may name the file.
-  if (failure.empty()) fs::remove(config_path);
+  // Kept when the run's error names it (bad input that only the run found): the record says so.
+  if (failure.find(config_path.string()) == std::string::npos) fs::remove(config_path);
   if (g_stop_signal != 0) return std::nullopt;
 
   const auto& records_path = side.records_path;
