@@ -289,7 +289,7 @@ TEST(ReportTest, OneRunASideShowsNoInterval) {
   const auto results = load_results(dir.path().string());
   const ReportInputs inputs{results, compare(results), {}, {}};
   const auto markdown = markdown_report(inputs);
-  EXPECT_NE(markdown.find("| w | fast | 1/1 | 1.5x (1 run a side: no interval) |"),
+  EXPECT_NE(markdown.find("| w | fast | 1/1 | 1.5x (a side with 1 run: no interval) |"),
             std::string::npos)
       << markdown;
   EXPECT_EQ(markdown.find("1.5x [1.5, 1.5]"), std::string::npos) << markdown;

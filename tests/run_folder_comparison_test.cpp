@@ -118,14 +118,16 @@ TEST(FolderComparisonTest, OneRunASideGivesARatioWithNoInterval) {
   EXPECT_EQ(c.effects[0].fewest_runs, 1);
   EXPECT_EQ(variant_of(c, "baseline").verdict, "inconclusive");  // 0.5x, but from one run a side
   const auto markdown = folder_comparison_markdown(c);
-  EXPECT_NE(markdown.find("| 0.5x (1 run a side: no interval) |"), std::string::npos) << markdown;
-  EXPECT_NE(markdown.find("| 1.5x (1 run a side: no interval) | 3x (1 run a side: no interval) | "
-                          "2x (1 run a side: no interval) |"),
+  EXPECT_NE(markdown.find("| 0.5x (a side with 1 run: no interval) |"), std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find(
+                "| 1.5x (a side with 1 run: no interval) | 3x (a side with 1 run: no interval) | "
+                "2x (a side with 1 run: no interval) |"),
             std::string::npos)
       << markdown;
   EXPECT_EQ(markdown.find("[0.5, 0.5]"), std::string::npos);
   const auto console = folder_comparison_console(c);
-  EXPECT_NE(console.find("2x (1 run a side: no interval)"), std::string::npos) << console;
+  EXPECT_NE(console.find("2x (a side with 1 run: no interval)"), std::string::npos) << console;
   EXPECT_EQ(console.find("[2, 2]"), std::string::npos) << console;
   // The verdict column starts at one place in the header and both rows of the variants table.
   std::istringstream lines(console.substr(console.find("workload  ")));

@@ -17,7 +17,8 @@ std::string ratio_text(const measure::Interval& interval) {
 }
 
 std::string no_interval_text(double estimate, const MetricInfo& info) {
-  return format_number(info.ratio ? "%.3gx" : "%+.4f", estimate) + " (1 run a side: no interval)";
+  return format_number(info.ratio ? "%.3gx" : "%+.4f", estimate) +
+         " (a side with 1 run: no interval)";
 }
 
 std::string interval_text(const MetricComparison* m, const MetricInfo& info) {

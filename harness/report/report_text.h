@@ -15,12 +15,13 @@ std::string format_number(const char* pattern, double value);
 // "1.42x [1.35, 1.50]": a ratio with its interval.
 std::string ratio_text(const measure::Interval& interval);
 
-// "1.5x (1 run a side: no interval)", "+0.0120 (1 run a side: no interval)": the estimate of a
-// comparison with one run on a side (lacks_interval), whose [x, x] would look exact.
+// "1.5x (a side with 1 run: no interval)", "+0.0120 (a side with 1 run: no interval)": the estimate
+// of a comparison with one run on a side (lacks_interval), whose [x, x] would look exact.
 std::string no_interval_text(double estimate, const MetricInfo& info);
 
 // "1.42x [1.35, 1.50]" for a ratio metric, "+0.012 [-0.003, +0.020]" for a difference; "-" when
-// there is no comparison, "n/a (why)" when it is undefined, no_interval_text with one run a side.
+// there is no comparison, "n/a (why)" when it is undefined, no_interval_text when a side has one
+// run.
 std::string interval_text(const MetricComparison* m, const MetricInfo& info);
 
 // interval_text of the comparison's metric `id`.

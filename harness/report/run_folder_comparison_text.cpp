@@ -27,7 +27,7 @@ std::string runs_text(int before, int after) {
   return std::to_string(before) + "/" + std::to_string(after);
 }
 
-// A ratio with its interval, "1.5x (1 run a side: no interval)" or "-".
+// A ratio with its interval, "1.5x (a side with 1 run: no interval)" or "-".
 std::string ratio_or_dash(const MetricComparison& m, const MetricInfo& metric) {
   return m.defined ? interval_text(&m, metric) : "-";
 }
@@ -262,7 +262,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["before_median"] = v.change.baseline_median;
       j["after_median"] = v.change.variant_median;
       j["change"] = interval_json(v.change.interval);
-      j["no_interval"] = lacks_interval(v.change);  // one run a side: a single ratio
+      j["no_interval"] = lacks_interval(v.change);  // a side with one run: a single ratio
       j["p_value"] = v.change.p_value;
       j["paired"] = v.change.paired;
     }
