@@ -310,7 +310,8 @@ TEST(CliTest, CudaSuiteOnAMachineWithoutGpuIsAClearError) {
   expect_bad_input(result, "field 'device': this suite is for \"cuda\" but no CUDA device");
 }
 
-// CI's gate: verify exits 1 when a gating claim is refuted, 0 when every one is confirmed.
+// CI's gate: verify exits 1 when a gating claim is refuted, 0 when every one is confirmed (and
+// when none gates these results, which it says).
 TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   TempDir dir;
   speedbench::testing::write_synthetic_results(dir.file("run/runs.jsonl"));
@@ -335,6 +336,18 @@ TEST(CliTest, VerifyFailsWhenAGatedClaimIsRefuted) {
   EXPECT_EQ(refuted.exit_code, 1) << refuted.output;
   EXPECT_NE(refuted.output.find("gate failed: fast-is-faster is refuted"), std::string::npos)
       << refuted.output;
+
+  // A claim that gates another suite only: nothing gates these results, and verify says so.
+  write_text(dir.file("elsewhere.json"),
+             R"({"claims": [{"id": "fast-is-faster", "technique": "fast", "metric": "throughput",
+       "direction": ">=", "threshold": 2.0, "gate": true, "gate_suite": "smoke", "source": "t"}]})");
+  const auto nothing_gated = run_command(speedbench_cli() + " verify " + dir.file("run") +
+                                         " --claims " + dir.file("elsewhere.json"));
+  EXPECT_EQ(nothing_gated.exit_code, 0) << nothing_gated.output;
+  EXPECT_NE(nothing_gated.output.find("no claim gates these results (device cpu, suite synthetic): "
+                                      "verify checked nothing"),
+            std::string::npos)
+      << nothing_gated.output;
 
   const auto report = run_command(speedbench_cli() + " report " + dir.file("run") + " --claims " +
                                   dir.file("refuted.json"));

@@ -93,6 +93,13 @@ int command_verify(const ReportArgs& args) {
                   v.reason.empty() ? "" : " - ", v.reason.c_str());
     }
   }
+  if (gating == 0) {  // say so: "0 of 0 confirmed" reads like a pass
+    std::printf(
+        "no claim gates these results (device %s, suite %s): verify checked nothing (a claim "
+        "gates with \"gate\": true on its device, and with \"gate_suite\" only that suite)\n",
+        results.device.c_str(), results.suite.c_str());
+    return 0;
+  }
   std::printf("%d of %d gating claims (device %s, suite %s) confirmed\n", gating - failing, gating,
               results.device.c_str(), results.suite.c_str());
   return failing > 0 ? 1 : 0;
