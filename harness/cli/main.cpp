@@ -104,10 +104,15 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
   auto* suite_option = command->add_option("--suite", args.suite_path, "Suite JSON file");
   auto* config_option = command->add_option("--config", one_config.config_path,
                                             "Run one TrainConfig instead of a suite");
-  command->add_option("--nproc", one_config.nproc,
-                      "With --config: DDP with this many local worker processes");
-  command->add_flag("--deterministic", one_config.deterministic,
-                    "With --config: deterministic algorithms");
+  // Each option below belongs to one of the two forms: given with the other, it would be ignored.
+  command
+      ->add_option("--nproc", one_config.nproc,
+                   "With --config: DDP with this many local worker processes")
+      ->needs(config_option);
+  command
+      ->add_flag("--deterministic", one_config.deterministic,
+                 "With --config: deterministic algorithms")
+      ->needs(config_option);
   suite_option->excludes(config_option);
   command->callback([suite_option, config_option] {
     if (suite_option->count() == 0 && config_option->count() == 0) {
@@ -121,12 +126,16 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
                    "A second speedbench build: every run is made by both, back to back, its "
                    "records in RUN_FOLDER/against/ (then: compare RUN_FOLDER)")
       ->needs(suite_option);
-  command->add_flag("--resume", args.resume,
-                    "Continue the newest run of this suite with the same plan: skip recorded runs");
+  command
+      ->add_flag("--resume", args.resume,
+                 "Continue the newest run of this suite with the same plan: skip recorded runs")
+      ->needs(suite_option);
   command->add_option("--only", args.only, "Techniques (or variants) to run, comma-separated")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->needs(suite_option);
   command->add_option("--exclude", args.exclude, "Techniques (or variants) to leave out")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->needs(suite_option);
   command
       ->add_option("--repetitions", args.repetitions,
                    "Runs per variant instead of the suite's (1 to 1000)")
