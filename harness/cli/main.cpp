@@ -77,9 +77,12 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& err
 CLI::App* add_run_one_command(CLI::App& app, speedbench::RunOneArgs& args) {
   auto* command = app.add_subcommand("run-one", "Train one config and append its record");
   command->add_option("--config", args.config_path, "TrainConfig JSON file")->required();
-  command->add_option("--out", args.results_root, "Results root folder")->capture_default_str();
-  command->add_option("--records", args.records_path,
-                      "Append to this runs.jsonl instead of <out>/<suite>/<run-id>/runs.jsonl");
+  auto* out_option =
+      command->add_option("--out", args.results_root, "Results root folder")->capture_default_str();
+  command
+      ->add_option("--records", args.records_path,
+                   "Append to this runs.jsonl instead of <out>/<suite>/<run-id>/runs.jsonl")
+      ->excludes(out_option);  // --out would be ignored
   command->add_option("--run-id", args.identity.run_id, "Run id (default: a new one)");
   command->add_option("--suite", args.identity.suite, "Suite name")->capture_default_str();
   command->add_option("--variant", args.identity.variant, "Variant name")->capture_default_str();
