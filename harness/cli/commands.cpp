@@ -98,10 +98,6 @@ int command_run_one(const RunOneArgs& args) {
   auto config = load_train_config(args.config_path);
   if (!args.data_root.empty()) config.data.root = args.data_root;
   if (args.deterministic) config.deterministic = true;
-  if (args.nproc < 0 || args.nproc > 4096) {
-    throw ConfigError("command line", "--nproc",
-                      "got " + std::to_string(args.nproc) + ", expected 1..4096");
-  }
   // A worker of a distributed run (started by --nproc, torchrun, srun) or the launcher of one.
   const auto launch = distributed::read_launch_environment(distributed::process_environment());
   if (launch) {
@@ -120,6 +116,7 @@ int command_run_one(const RunOneArgs& args) {
   if (identity.run_id.empty()) identity.run_id = make_run_id();
   for (const auto& [flag, name] :
        {std::pair<const char*, const std::string&>{"--suite", identity.suite},
+        {"--variant", identity.variant},
         {"--run-id", identity.run_id}}) {
     if (!is_valid_name(name)) {
       throw ConfigError("command line", flag,

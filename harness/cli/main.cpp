@@ -73,6 +73,19 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& err
   return message;
 }
 
+// --nproc: 0 is not "unset" when typed (it was taken as such and the run was not distributed).
+const CLI::Range kWorldSizeRange(1, 4096);
+
+// --run-index, --repetition: positions, counted from 0. (CLI::NonNegativeNumber would print
+// "not in range 0.000000 to" a 309-digit number, and CLI11 saturates what overflows.)
+const CLI::Validator kPosition(
+    [](std::string& text) {
+      const bool ok = !text.empty() && text.size() <= 9 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+      return ok ? std::string() : "expected a whole number from 0 to 999999999, got '" + text + "'";
+    },
+    "0..999999999");
+
 // One function per command: its options, bound to the arguments it fills.
 CLI::App* add_run_one_command(CLI::App& app, speedbench::RunOneArgs& args) {
   auto* command = app.add_subcommand("run-one", "Train one config and append its record");
@@ -86,16 +99,20 @@ CLI::App* add_run_one_command(CLI::App& app, speedbench::RunOneArgs& args) {
   command->add_option("--run-id", args.identity.run_id, "Run id (default: a new one)");
   command->add_option("--suite", args.identity.suite, "Suite name")->capture_default_str();
   command->add_option("--variant", args.identity.variant, "Variant name")->capture_default_str();
-  command->add_option("--run-index", args.identity.run_index, "Position in the suite plan");
-  command->add_option("--repetition", args.identity.repetition, "Repetition number");
+  command->add_option("--run-index", args.identity.run_index, "Position in the suite plan")
+      ->check(kPosition);
+  command->add_option("--repetition", args.identity.repetition, "Repetition number")
+      ->check(kPosition);
   command->add_option("--data-root", args.data_root, "Read the dataset from this folder");
   command->add_flag("--quiet", args.quiet, "No progress lines");
   command->add_flag("--brief", args.brief, "A one-line summary");
   command->add_flag("--deterministic", args.deterministic,
                     "Deterministic algorithms (with the config's seed and threads: "
                     "bitwise-identical losses on CPU)");
-  command->add_option("--nproc", args.nproc,
-                      "DDP: start this many local worker processes (overrides ddp_world_size)");
+  command
+      ->add_option("--nproc", args.nproc,
+                   "DDP: start this many local worker processes (overrides ddp_world_size)")
+      ->check(kWorldSizeRange);
   return command;
 }
 
@@ -111,6 +128,7 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
   command
       ->add_option("--nproc", one_config.nproc,
                    "With --config: DDP with this many local worker processes")
+      ->check(kWorldSizeRange)
       ->needs(config_option);
   command
       ->add_flag("--deterministic", one_config.deterministic,
