@@ -18,10 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool suite = data[0] & 1;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    const auto json = speedbench::parse_json_text(text, "fuzz.json");
     speedbench::check_json_file_kind(
-        json, suite ? speedbench::JsonFileKind::kSuite : speedbench::JsonFileKind::kTrainConfig,
+        text, suite ? speedbench::JsonFileKind::kSuite : speedbench::JsonFileKind::kTrainConfig,
         "fuzz.json");
+    const auto json = speedbench::parse_json_text(text, "fuzz.json");
     if (suite) {
       speedbench::suite_from_json(json, "fuzz.json");
     } else {

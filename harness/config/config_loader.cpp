@@ -258,8 +258,7 @@ TrainConfig train_config_from_json(const nlohmann::json& json, const std::string
 }
 
 TrainConfig load_train_config(const std::string& path) {
-  const auto json = read_json_file(path);
-  check_json_file_kind(json, JsonFileKind::kTrainConfig, path);
+  const auto json = read_json_file_of_kind(path, JsonFileKind::kTrainConfig);
   return train_config_from_json(json, path);
 }
 

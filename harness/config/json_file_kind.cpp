@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "harness/config/config_error.h"
+#include "harness/config/json_reader.h"
 
 namespace speedbench {
 
@@ -18,6 +19,7 @@ bool has_any_key(const nlohmann::json& json, std::initializer_list<const char*> 
 
 std::optional<JsonFileKind> plain_json_file_kind(const nlohmann::json& json) {
   if (!json.is_object()) return std::nullopt;
+  if (json.contains("schema_version")) return JsonFileKind::kRecords;
   if (json.contains("workloads")) return JsonFileKind::kSuite;
   // A suite without its workloads is still a suite, only a broken one: its loader says why.
   const bool suite_like = has_any_key(
@@ -30,12 +32,28 @@ std::optional<JsonFileKind> plain_json_file_kind(const nlohmann::json& json) {
   return std::nullopt;
 }
 
+// The kind of a whole document, or of its first line when only that is JSON (JSON Lines).
+std::optional<JsonFileKind> plain_text_kind(const std::string& text) {
+  const auto whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!whole.is_discarded()) return plain_json_file_kind(whole);
+  const auto start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) return std::nullopt;
+  const auto first_line = text.substr(start, text.find('\n', start) - start);
+  const auto line = nlohmann::json::parse(first_line, nullptr, /*allow_exceptions=*/false);
+  if (!line.is_discarded() && plain_json_file_kind(line) == JsonFileKind::kRecords) {
+    return JsonFileKind::kRecords;
+  }
+  return std::nullopt;
+}
+
 const char* json_file_kind_name(JsonFileKind kind) {
   switch (kind) {
     case JsonFileKind::kSuite:
       return "a suite";
     case JsonFileKind::kClaims:
       return "a claims registry";
+    case JsonFileKind::kRecords:
+      return "records (a runs.jsonl)";
     case JsonFileKind::kTrainConfig:
       break;
   }
@@ -49,6 +67,9 @@ std::string json_file_kind_use(JsonFileKind kind, const std::string& file) {
       return "(it has \"workloads\"): run it with `speedbench run --suite " + file + "`";
     case JsonFileKind::kClaims:
       return "(it has \"claims\"): pass it to `speedbench verify RUN_FOLDER --claims " + file + "`";
+    case JsonFileKind::kRecords:
+      return "(it has \"schema_version\"): report them with `speedbench report " + file +
+             "`, or rerun one with `speedbench reproduce " + file + "`";
     case JsonFileKind::kTrainConfig:
       break;
   }
@@ -57,13 +78,18 @@ std::string json_file_kind_use(JsonFileKind kind, const std::string& file) {
 
 }  // namespace
 
-void check_json_file_kind(const nlohmann::json& json, JsonFileKind expected,
-                          const std::string& file) {
-  const auto kind = plain_json_file_kind(json);
+void check_json_file_kind(const std::string& text, JsonFileKind expected, const std::string& file) {
+  const auto kind = plain_text_kind(text);
   if (!kind || *kind == expected) return;
   throw ConfigError(file, "",
                     std::string("expected ") + json_file_kind_name(expected) + ", got " +
                         json_file_kind_name(*kind) + " " + json_file_kind_use(*kind, file));
+}
+
+nlohmann::json read_json_file_of_kind(const std::string& file, JsonFileKind expected) {
+  const auto text = read_text_file(file);
+  check_json_file_kind(text, expected, file);
+  return parse_json_text(text, file);
 }
 
 }  // namespace speedbench

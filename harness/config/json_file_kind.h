@@ -1,7 +1,8 @@
 // Which of speedbench's JSON files a document is: a TrainConfig (`run-one --config`), a suite
-// (`run --suite`) or a claims registry (`verify --claims`). A file handed to the wrong command
-// is named as what it is, with the command that takes it, instead of failing on whichever of
-// its fields the loader happens to meet first.
+// (`run --suite`), a claims registry (`verify --claims`) or records (a runs.jsonl, one JSON
+// record a line: `report`, `compare`, `reproduce`). A file handed to the wrong command is named
+// as what it is, with the command that takes it, instead of failing on whichever of its fields
+// (or, for records, its line 2) the loader happens to meet first.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,12 +11,15 @@
 
 namespace speedbench {
 
-enum class JsonFileKind { kTrainConfig, kSuite, kClaims };
+enum class JsonFileKind { kTrainConfig, kSuite, kClaims, kRecords };
 
-// Throws a ConfigError naming `file` when `json` is plainly another kind than `expected`: a
-// suite has "workloads", a claims registry "claims", a TrainConfig neither but one of its own
-// sections. Anything less plain is left to the loader's field-by-field checks.
-void check_json_file_kind(const nlohmann::json& json, JsonFileKind expected,
-                          const std::string& file);
+// Throws a ConfigError naming `file` when its `text` is plainly another kind than `expected`:
+// records have a "schema_version" (on their first line), a suite has "workloads", a claims
+// registry "claims", a TrainConfig none of these but one of its own sections. Anything less
+// plain (text that is not JSON at all, too) is left to the loader's own checks.
+void check_json_file_kind(const std::string& text, JsonFileKind expected, const std::string& file);
+
+// Reads `file`, checks that it is not plainly another kind than `expected`, and parses it.
+nlohmann::json read_json_file_of_kind(const std::string& file, JsonFileKind expected);
 
 }  // namespace speedbench

@@ -157,12 +157,16 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   }
 }
 
-nlohmann::json read_json_file(const std::string& file) {
+std::string read_text_file(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw ConfigError(file, "", "cannot open the file for reading");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return parse_json_text(buffer.str(), file);
+  return buffer.str();
+}
+
+nlohmann::json read_json_file(const std::string& file) {
+  return parse_json_text(read_text_file(file), file);
 }
 
 }  // namespace speedbench

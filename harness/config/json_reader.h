@@ -54,6 +54,8 @@ class JsonObjectReader {
 
 // Parses JSON text; a syntax error names the file, line and column.
 nlohmann::json parse_json_text(const std::string& text, const std::string& file);
+// A whole file's text; an unreadable file is a ConfigError.
+std::string read_text_file(const std::string& file);
 // Reads and parses a JSON file; an unreadable file is a ConfigError.
 nlohmann::json read_json_file(const std::string& file);
 

@@ -40,8 +40,7 @@ std::string few_runs_note(const MetricComparison& m) {
 }  // namespace
 
 std::vector<Claim> load_claims(const std::string& path) {
-  const auto json = read_json_file(path);
-  check_json_file_kind(json, JsonFileKind::kClaims, path);
+  const auto json = read_json_file_of_kind(path, JsonFileKind::kClaims);
   JsonObjectReader root(json, path, "");
   const auto* list = root.raw("claims");
   if (list == nullptr || !list->is_array()) root.fail("claims", "expected a list of claims");

@@ -13,6 +13,8 @@
 #include <stdexcept>
 
 #include "harness/config/config_error.h"
+#include "harness/config/json_file_kind.h"
+#include "harness/config/json_reader.h"
 
 namespace speedbench {
 
@@ -42,12 +44,16 @@ void for_each_record(const std::string& path, bool parse_last_only, Take take) {
   if (!in) throw ConfigError(path, "", "cannot open the records file");
   std::string line, last;
   int line_number = 0, last_number = 0;
+  bool first = true;
   auto parse = [&](const std::string& text, int number) {
     try {
       take(record_from_json(nlohmann::json::parse(text)));
     } catch (const std::exception& error) {
+      // A suite or a config given for records is named as such, not by its line 1.
+      if (first) check_json_file_kind(read_text_file(path), JsonFileKind::kRecords, path);
       throw ConfigError(path, "line " + std::to_string(number), error.what());
     }
+    first = false;
   };
   while (std::getline(in, line)) {
     ++line_number;

@@ -232,8 +232,7 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
 }
 
 Suite load_suite(const std::string& path, const SuiteSelection& selection) {
-  const auto json = read_json_file(path);
-  check_json_file_kind(json, JsonFileKind::kSuite, path);
+  const auto json = read_json_file_of_kind(path, JsonFileKind::kSuite);
   return suite_from_json(json, path, selection);
 }
 
