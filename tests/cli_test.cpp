@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <set>
 #include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/data/datasets.h"
 #include "harness/results/environment.h"
@@ -69,6 +72,30 @@ TEST(CliTest, RunOneWritesARecordAndASummary) {
   ASSERT_EQ(written.size(), 1u);
   EXPECT_EQ(written[0].metrics.steps, 4);
   EXPECT_EQ(written[0].config["batch_size"], 64);
+}
+
+TEST(CliTest, ARunWithMoreThreadsThanCoresIsWarnedOfAndFlaggedInTheReport) {
+  TempDir dir;
+  const auto threads = std::max(1u, std::thread::hardware_concurrency()) + 1;
+  auto config = nlohmann::json::parse(kTinyConfig);
+  config["threads"] = threads;
+  config["max_steps"] = 2;
+  write_text(dir.file("busy.json"), config.dump());
+  const auto result = run_command(speedbench_cli() + " run-one --config " + dir.file("busy.json") +
+                                  " --records " + dir.file("run/runs.jsonl"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto oversubscribed = std::to_string(threads) + " threads on " +
+                              std::to_string(std::thread::hardware_concurrency()) + " cores";
+  EXPECT_NE(result.output.find("warning: " + oversubscribed + ": the threads will take turns"),
+            std::string::npos)
+      << result.output;
+  ASSERT_EQ(run_command(speedbench_cli() + " report " + dir.file("run") + " --claims " +
+                        testing::empty_claims_file(dir))
+                .exit_code,
+            0);
+  EXPECT_NE(read_text(dir.file("run/report.md")).find("| oversubscribed: " + oversubscribed + " |"),
+            std::string::npos)
+      << read_text(dir.file("run/report.md"));
 }
 
 TEST(CliTest, BadConfigExitsWithCode2AndWritesNothing) {

@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "harness/measure/thread_oversubscription.h"
 #include "harness/results/records_file.h"
 #include "tests/test_support.h"
 
@@ -206,7 +207,7 @@ TEST(ReproduceTest, ADeterministicRunReproducesBitForBitAndATamperedRecordDoesNo
       << unjudged.output;
 }
 
-TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurements) {
+TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepeatedMeasurements) {
   TempDir dir;
   std::vector<Record> records;
   for (int rep = 0; rep < 3; ++rep) {
@@ -216,19 +217,41 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedAndUnderRepeatedMeasurement
   records[0].metrics.step_ms = {10, 10, 30, 10};  // CV far above 10%
   records[1].environment["machine_at_start"] = {{"busy_cores", 1.5},
                                                 {"cpufreq_governor", "powersave"}};
+  records[2].environment["torch_threads"] = 4;  // on a CPU, 2 ranks of 4 threads on 2 cores
+  records[2].environment["cpu_cores"] = 2;
+  records[2].metrics.distributed.world_size = 2;
+  records[3].environment["torch_threads"] = 8;  // on a GPU the CPU threads are not flagged
+  records[3].environment["cpu_cores"] = 2;
+  records[3].config["device"] = "cuda";
+  records[4].environment["torch_threads"] = 2;  // as many as the cores
+  records[4].environment["cpu_cores"] = 2;
   for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
   const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims " +
                                   testing::empty_claims_file(dir));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const std::string markdown = testing::read_text(dir.file("run/report.md"));
   EXPECT_NE(markdown.find("## Measurement health"), std::string::npos);
-  EXPECT_NE(markdown.find("2 of 6 runs flagged"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("3 of 6 runs flagged"), std::string::npos) << markdown;
+  EXPECT_NE(
+      markdown.find("| w | baseline | 1 | oversubscribed: 8 threads (2 ranks x 4) on 2 cores |"),
+      std::string::npos)
+      << markdown;
   EXPECT_NE(markdown.find("| w | baseline | 0 | step-time CV"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find(
                 "other load at start: 1.50 cores busy; CPU frequency scaling (governor powersave)"),
             std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("Fewer than 5 runs on a side"), std::string::npos) << markdown;
+}
+
+TEST(MeasurementHealthTest, OversubscriptionCountsTheThreadsOfEveryRank) {
+  using measure::thread_oversubscription;
+  EXPECT_EQ(thread_oversubscription(2, 1, 2), std::nullopt);
+  EXPECT_EQ(thread_oversubscription(2, 0, 2), std::nullopt);  // a record without DDP: 1 rank
+  EXPECT_EQ(thread_oversubscription(3, 1, 2), "3 threads on 2 cores");
+  EXPECT_EQ(thread_oversubscription(1, 2, 2), std::nullopt);
+  EXPECT_EQ(thread_oversubscription(2, 2, 2), "4 threads (2 ranks x 2) on 2 cores");
+  EXPECT_EQ(thread_oversubscription(64, 1, 0), std::nullopt);  // the cores are not known
 }
 
 TEST(MeasurementHealthTest, ReportAndVerifyWarnWhenTheRecordsComeFromTwoBuilds) {

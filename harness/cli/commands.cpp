@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
@@ -12,6 +13,7 @@
 #include "harness/distributed/local_launcher.h"
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/statistics.h"
+#include "harness/measure/thread_oversubscription.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/speedbench_binary.h"
 #include "harness/suite/suite.h"
@@ -109,6 +111,16 @@ int command_run_one(const RunOneArgs& args) {
     }
   }
   const bool writes_record = !launch || launch->rank == 0;
+  if (writes_record && config.device == "cpu") {
+    const auto oversubscribed = measure::thread_oversubscription(
+        config.threads, config.techniques.ddp_world_size, std::thread::hardware_concurrency());
+    if (oversubscribed) {
+      std::fprintf(stderr,
+                   "warning: %s: the threads will take turns, and the step times measure that "
+                   "(set \"threads\" so that ranks x threads <= cores)\n",
+                   oversubscribed->c_str());
+    }
+  }
   arm_fault_injection(args.identity.run_index);
   RunIdentity identity = args.identity;
   if (identity.run_id.empty() && launch && std::getenv(kRunIdVariable))

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <utility>
 
+#include "harness/measure/thread_oversubscription.h"
 #include "harness/report/markdown_sections.h"
 #include "harness/report/report_text.h"
 
@@ -114,6 +115,12 @@ std::string health_section(const ReportInputs& in) {
       flags.push_back("other load at start: " +
                       format_number("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
     }
+    if (r.config.value("device", "cpu") == "cpu") {
+      const auto oversubscribed = measure::thread_oversubscription(
+          r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,
+          r.environment.value("cpu_cores", int64_t{0}));
+      if (oversubscribed) flags.push_back("oversubscribed: " + *oversubscribed);
+    }
     const auto governor = state.value("cpufreq_governor", std::string("unavailable"));
     if (governor != "unavailable" && governor != "performance") {
       flags.push_back("CPU frequency scaling (governor " + governor + ")");
@@ -138,9 +145,9 @@ std::string health_section(const ReportInputs& in) {
       << flagged << " of " << in.results.records.size()
       << " runs flagged (step-time CV above 10%, more than "
       << format_number("%.2f", kBusyCoresAtStart)
-      << " cores busy with other work when the run started, or a CPU frequency governor other "
-         "than performance; on machines that do not expose cpufreq, e.g. most VMs, the governor is "
-         "unknown).\n";
+      << " cores busy with other work when the run started, more LibTorch threads over its ranks "
+         "than cores on a CPU run, or a CPU frequency governor other than performance; on "
+         "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown).\n";
   if (flagged > 0)
     out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
   if (!few.str().empty()) {
