@@ -316,6 +316,12 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     run_folder = argv[1]
+    if not os.path.isdir(run_folder):
+        what = "a file" if os.path.exists(run_folder) else "no such folder"
+        print(f"plot.py: error: {run_folder}: {what}; expected a run folder "
+              "(results/<suite>/<run-id>/) that `speedbench report` has written to",
+              file=sys.stderr)
+        return 2
     summary_path = os.path.join(run_folder, "summary.json")
     records_path = os.path.join(run_folder, "runs.jsonl")
     for path in (summary_path, records_path):

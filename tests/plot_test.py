@@ -124,6 +124,26 @@ class StaleSummaryTest(unittest.TestCase):
         self.assertEqual(plot.stale_summary_error({"records": 3}, [{}, {}, {}], "s"), "")
 
 
+class NotARunFolderTest(unittest.TestCase):
+    def error_of(self, path):
+        printed = io.StringIO()
+        with contextlib.redirect_stderr(printed):
+            self.assertEqual(plot.main(["plot.py", path]), 2)
+        return printed.getvalue()
+
+    def test_a_file_or_a_missing_folder_is_named_as_such(self):
+        with tempfile.TemporaryDirectory() as folder:
+            suite = os.path.join(folder, "suite.json")
+            with open(suite, "w") as f:
+                f.write("{}")
+            self.assertEqual(self.error_of(suite),
+                             f"plot.py: error: {suite}: a file; expected a run folder "
+                             "(results/<suite>/<run-id>/) that `speedbench report` has written "
+                             "to\n")
+            self.assertIn(": no such folder; expected a run folder",
+                          self.error_of(os.path.join(folder, "nothing")))
+
+
 class NothingToDrawTest(unittest.TestCase):
     def test_a_folder_with_nothing_to_draw_says_so_and_leaves_no_plots_folder(self):
         record = {"status": "ok", "workload": "w", "variant": "baseline", "repetition": 0,

@@ -1,8 +1,8 @@
 // A CPU run whose LibTorch threads, over all its ranks, outnumber the machine's cores has its
 // threads time-sliced: every parallel op waits for its slowest thread, so step times grow and
 // measure the scheduler more than the technique (a 6-step ResNet-8 run on 2 cores: 1.1 s with 2
-// threads, 3.6 s with 16, over 60 s with 1000). run-one warns before such a run; the report flags it.
-// Torch-free.
+// threads, 3.6 s with 16, over 60 s with 1000). run-one warns before such a run; the report flags
+// it. Torch-free.
 #pragma once
 
 #include <cstdint>
