@@ -149,6 +149,7 @@ std::vector<BadInput> catalogue() {
       {"compare: a tolerance out of range", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --tolerance 5", {"command line", "--tolerance", "5"}},
       {"compare: a missing folder", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/nothing", {"{dir}/nothing", "no such file or folder"}},
       {"compare: one folder that is no run --against folder", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r", {"command line", "'after'", "missing", "{dir}/r has none; give BEFORE and AFTER"}},
+      {"compare: one path for --markdown and --json", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --markdown {dir}/c.txt --json {dir}/./c.txt", {"command line", "'--json'", "the --markdown file too"}},
       {"compare: a json path that is a folder", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --json {dir}/r", {"command line", "'--json'", "{dir}/r\" is a folder"}},
       {"compare: an unwritable markdown path", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --json {dir}/c.json --markdown /proc/c.md", {"command line", "'--markdown'", "/proc/c.md"}},
       {"results: reproduce a record that is not there", {{"r/runs.jsonl", "<record>"}}, exe + " reproduce {dir}/r/runs.jsonl --line 9", {"--line", "got 9"}},

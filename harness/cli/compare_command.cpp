@@ -48,6 +48,14 @@ int command_compare(const CompareArgs& args) {
   const auto& metric = comparable_metric(args.metric);
   check_output_file_folder(args.markdown_path, "--markdown");  // before reading any records
   check_output_file_folder(args.json_path, "--json");
+  if (!args.markdown_path.empty() && !args.json_path.empty() &&
+      std::filesystem::weakly_canonical(args.markdown_path) ==
+          std::filesystem::weakly_canonical(args.json_path)) {
+    throw ConfigError("command line", "--json",
+                      "got \"" + args.json_path +
+                          "\", the --markdown file too (the JSON would "
+                          "overwrite the markdown); expected two paths");
+  }
   const auto [before_dir, after_dir] = before_and_after(args);
   const auto before = report::load_results(before_dir);
   const auto after = report::load_results(after_dir);
