@@ -170,6 +170,8 @@ std::vector<BadInput> catalogue() {
       {"flag: a --suite name that leaves the results folder", {{"c.json", kGoodConfig}}, run + " --suite ../evil", {"command line", "--suite", "../evil"}},
       {"flag: an unwritable results folder", {{"c.json", kGoodConfig}}, std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out /proc/speedbench-results --config {dir}/c.json", {"command line", "--out", "/proc/speedbench-results"}},
       {"flag: an unwritable lr-find curve folder", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --out /proc/speedbench-lr/curve.json", {"command line", "--out", "/proc/speedbench-lr"}},
+      {"flag: run-one --records a config (a record was appended to it)", {{"c.json", kGoodConfig}}, exe + " run-one --config {dir}/c.json --records {dir}/c.json", {"command line", "'--records'", "\"{dir}/c.json\" is not a runs.jsonl: its line 1 is not a record", "or a new file"}},
+      {"flag: reproduce --out a suite", {{"r/runs.jsonl", "<record>"}, {"s.json", suite_with(kGoodSuiteTail)}}, exe + " reproduce {dir}/r --out {dir}/s.json", {"command line", "'--out'", "\"{dir}/s.json\" is not a runs.jsonl"}},
       {"flag: an unwritable reproduce records folder", {{"r/runs.jsonl", "<record>"}}, exe + " reproduce {dir}/r/runs.jsonl --out /proc/speedbench-rerun/runs.jsonl", {"command line", "--out", "/proc/speedbench-rerun"}},
       {"flag: lr-find start above end", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --start-lr 1 --end-lr 0.1", {"command line", "--start-lr", "got --start-lr 1 --end-lr 0.1 --steps 100"}},
       {"environment: WORLD_SIZE 0", {{"c.json", kGoodConfig}}, "RANK=0 WORLD_SIZE=0 " + run, {"environment", "'WORLD_SIZE'", "got \"0\""}},

@@ -178,8 +178,10 @@ TEST(ReproduceTest, ADeterministicRunReproducesBitForBitAndATamperedRecordDoesNo
   const auto recorded = run_command(kSpeedbench + " run-one --deterministic --quiet --config " +
                                     dir.file("c.json") + " --records " + dir.file("runs.jsonl"));
   ASSERT_EQ(recorded.exit_code, 0) << recorded.output;
-  const auto same = run_command(kSpeedbench + " reproduce " + dir.file("runs.jsonl"));
+  const auto same = run_command(kSpeedbench + " reproduce " + dir.path().string());  // its folder
   EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find(" from " + dir.file("runs.jsonl") + "\n"), std::string::npos)
+      << same.output;
   EXPECT_NE(same.output.find("| loss curve (bitwise) | 8 losses | identical | yes |"),
             std::string::npos)
       << same.output;

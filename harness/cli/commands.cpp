@@ -142,7 +142,7 @@ int command_run_one(const RunOneArgs& args) {
                                       .string();
 
   if (writes_record) {
-    check_output_file_folder(records_path, args.records_path.empty() ? "--out" : "--records");
+    check_records_file_to_append(records_path, args.records_path.empty() ? "--out" : "--records");
   }
   // Exact CPU byte accounting for the whole process, installed before any tensor exists.
   measure::CpuMemoryTracker::install();

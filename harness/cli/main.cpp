@@ -6,7 +6,8 @@
 //   speedbench verify DIR                 claims -> verdicts; exit 1 if a gating claim fails
 //   speedbench compare BEFORE AFTER       two run folders: what changed; --gate: exit 1 if slower
 //   speedbench compare RUN_FOLDER         a run --against folder: its against/ before, itself after
-//   speedbench reproduce RUNS.jsonl       rerun a recorded run; exit 1 if an exact metric differs
+//   speedbench reproduce RUNS.jsonl       rerun a recorded run (or a run folder's last); exit 1 if
+//                                         an exact metric differs
 //   speedbench list                       workloads and techniques
 //   speedbench lr-find --config FILE      LR range test, suggests a peak LR
 //   speedbench --version                  version, git commit, build type, LibTorch
@@ -227,7 +228,8 @@ CLI::App* add_compare_command(CLI::App& app, speedbench::CompareArgs& args) {
 CLI::App* add_reproduce_command(CLI::App& app, speedbench::ReproduceArgs& args) {
   auto* command = app.add_subcommand("reproduce",
                                      "Rerun a recorded run from its record; do the metrics agree?");
-  command->add_option("records", args.records_path, "A runs.jsonl")->required();
+  command->add_option("records", args.records_path, "A runs.jsonl, or the run folder that holds it")
+      ->required();
   command->add_option("--line", args.line, "Which record, 1-based (default: the last)");
   command->add_option("--out", args.out_path, "Append the rerun's record to this runs.jsonl");
   command->add_option("--data-root", args.data_root, "Read the dataset from this folder");

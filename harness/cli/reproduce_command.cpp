@@ -1,6 +1,7 @@
-// `speedbench reproduce RUNS.jsonl [--line N]`: reruns a recorded run from the config embedded in
-// its record and says whether the metrics agree (harness/results/reproduction.h).
+// `speedbench reproduce RUNS.jsonl|RUN_FOLDER [--line N]`: reruns a recorded run from the config
+// embedded in its record and says whether the metrics agree (harness/results/reproduction.h).
 #include <cstdio>
+#include <filesystem>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
@@ -11,7 +12,11 @@
 
 namespace speedbench {
 
-int command_reproduce(const ReproduceArgs& args) {
+int command_reproduce(const ReproduceArgs& given) {
+  ReproduceArgs args = given;  // a run folder, as report and compare take it: its runs.jsonl
+  if (std::filesystem::is_directory(args.records_path)) {
+    args.records_path = (std::filesystem::path(args.records_path) / "runs.jsonl").string();
+  }
   const auto records = read_records(args.records_path);
   if (records.empty()) throw ConfigError(args.records_path, "", "the file has no records");
   if (args.line < 0 || args.line > static_cast<int64_t>(records.size())) {
@@ -32,7 +37,8 @@ int command_reproduce(const ReproduceArgs& args) {
         "a DDP run is reproduced with its launcher: speedbench run --config with --nproc " +
             std::to_string(recorded.metrics.distributed.world_size));
   }
-  check_output_file_folder(args.out_path, "--out");  // before the rerun, not after it
+  if (!args.out_path.empty())
+    check_records_file_to_append(args.out_path, "--out");  // before the rerun
   std::printf("reproducing %s / %s (repetition %lld, seed %lld) from %s\n",
               recorded.workload.c_str(), recorded.variant.c_str(),
               static_cast<long long>(recorded.repetition), static_cast<long long>(recorded.seed),

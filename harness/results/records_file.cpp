@@ -150,6 +150,23 @@ void check_output_file_folder(const std::string& file, const std::string& flag) 
   }
 }
 
+void check_records_file_to_append(const std::string& path, const std::string& flag) {
+  check_output_file_folder(path, flag);
+  std::ifstream in(path);
+  std::string line;
+  int number = 0;
+  while (line.empty() && std::getline(in, line)) ++number;
+  if (line.empty() || in.eof()) return;  // a new or empty file, or a first line being written
+  try {
+    record_from_json(nlohmann::json::parse(line));
+  } catch (const std::exception& error) {
+    throw ConfigError("command line", flag,
+                      "\"" + path + "\" is not a runs.jsonl: its line " + std::to_string(number) +
+                          " is not a record (" + error.what() +
+                          "); expected a runs.jsonl to append the record to, or a new file");
+  }
+}
+
 bool drop_partial_last_line(const std::string& path) {
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);

@@ -22,6 +22,11 @@ void check_output_folder(const std::string& folder, const std::string& flag);
 // bare name; nothing to check for ""), and that `file` is no folder. Called before the work whose
 // result the file holds, not after it.
 void check_output_file_folder(const std::string& file, const std::string& flag);
+// check_output_file_folder for a runs.jsonl a record is to be appended to, and that what is
+// already there is records: a config, a suite or a README given as --records would otherwise get
+// a record line appended. Its first line is checked, not its last (another process may be
+// appending to it).
+void check_records_file_to_append(const std::string& path, const std::string& flag);
 
 // A file beside the records (plan.json, builds.json, report.md), written whole or not at all: a
 // kill or a full disk mid-write leaves no file that --resume would read as half a plan, nor half
