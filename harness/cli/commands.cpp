@@ -228,7 +228,7 @@ int command_lr_find(const LrFindArgs& args) {
     throw ConfigError("command line", "--start-lr/--end-lr/--steps",
                       std::string(got) + ", expected 0 < start-lr < end-lr and steps >= 2");
   }
-  check_output_file_folder(args.out_path, "--out");  // before the sweep, not after it
+  check_file_to_overwrite(args.out_path, "--out");  // before the sweep, not after it
   LrFinderOptions options;
   options.start_lr = args.start_lr;
   options.end_lr = args.end_lr;

@@ -46,8 +46,8 @@ std::pair<std::string, std::string> before_and_after(const CompareArgs& args) {
 
 int command_compare(const CompareArgs& args) {
   const auto& metric = comparable_metric(args.metric);
-  check_output_file_folder(args.markdown_path, "--markdown");  // before reading any records
-  check_output_file_folder(args.json_path, "--json");
+  check_file_to_overwrite(args.markdown_path, "--markdown");  // before reading any records
+  check_file_to_overwrite(args.json_path, "--json");
   if (!args.markdown_path.empty() && !args.json_path.empty() &&
       std::filesystem::weakly_canonical(args.markdown_path) ==
           std::filesystem::weakly_canonical(args.json_path)) {

@@ -150,20 +150,50 @@ void check_output_file_folder(const std::string& file, const std::string& flag) 
   }
 }
 
-void check_records_file_to_append(const std::string& path, const std::string& flag) {
-  check_output_file_folder(path, flag);
+namespace {
+
+// Whether `path` begins with records, or why its first line is not one; nothing for a new or
+// empty file. (A record is appended by one write under a lock: no reader meets half a line.)
+struct FirstLine {
+  int number = 0;
+  std::optional<std::string> not_a_record;
+};
+std::optional<FirstLine> read_first_line(const std::string& path) {
   std::ifstream in(path);
   std::string line;
-  int number = 0;
-  while (line.empty() && std::getline(in, line)) ++number;
-  if (line.empty() || in.eof()) return;  // a new or empty file, or a first line being written
+  FirstLine first;
+  while (line.empty() && std::getline(in, line)) ++first.number;
+  if (line.empty()) return std::nullopt;
   try {
     record_from_json(nlohmann::json::parse(line));
   } catch (const std::exception& error) {
+    first.not_a_record = error.what();
+  }
+  return first;
+}
+
+}  // namespace
+
+void check_records_file_to_append(const std::string& path, const std::string& flag) {
+  check_output_file_folder(path, flag);
+  const auto first = read_first_line(path);
+  if (first && first->not_a_record) {
     throw ConfigError("command line", flag,
-                      "\"" + path + "\" is not a runs.jsonl: its line " + std::to_string(number) +
-                          " is not a record (" + error.what() +
+                      "\"" + path + "\" is not a runs.jsonl: its line " +
+                          std::to_string(first->number) + " is not a record (" +
+                          *first->not_a_record +
                           "); expected a runs.jsonl to append the record to, or a new file");
+  }
+}
+
+void check_file_to_overwrite(const std::string& path, const std::string& flag) {
+  check_output_file_folder(path, flag);
+  const auto first = read_first_line(path);
+  if (first && !first->not_a_record) {
+    throw ConfigError("command line", flag,
+                      "\"" + path +
+                          "\" holds records (a runs.jsonl), which this would "
+                          "overwrite; expected another path");
   }
 }
 

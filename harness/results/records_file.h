@@ -25,8 +25,11 @@ void check_output_file_folder(const std::string& file, const std::string& flag);
 // check_output_file_folder for a runs.jsonl a record is to be appended to, and that what is
 // already there is records: a config, a suite or a README given as --records would otherwise get
 // a record line appended. Its first line is checked, not its last (another process may be
-// appending to it).
+// appending to it, and a writer that died mid-line is the suite runner's to mend).
 void check_records_file_to_append(const std::string& path, const std::string& flag);
+// check_output_file_folder for a file to be written over (lr-find's curve, compare's markdown
+// and JSON), and that it does not hold records: measurements are never overwritten.
+void check_file_to_overwrite(const std::string& path, const std::string& flag);
 
 // A file beside the records (plan.json, builds.json, report.md), written whole or not at all: a
 // kill or a full disk mid-write leaves no file that --resume would read as half a plan, nor half
