@@ -59,9 +59,10 @@ ExampleSet read_fashion_split(const std::string& folder, const std::string& pref
 DatasetSplits load_fashion_mnist(const DataConfig& config) {
   const auto folder = dataset_folder(config);
   if (!fs::is_directory(folder)) {
-    throw ConfigError(folder, "",
-                      "no such folder: install Debian's dataset-fashion-mnist, or point "
-                      "SPEEDBENCH_FASHION_MNIST_DIR or data.root at its IDX .gz files");
+    throw ConfigError(
+        folder, "",
+        "no such folder: install Debian's dataset-fashion-mnist, or point "
+        "SPEEDBENCH_FASHION_MNIST_DIR, data.root or --data-root at its IDX .gz files");
   }
   DatasetSplits splits;
   splits.train = take_first(read_fashion_split(folder, "train"), config.train_samples);
@@ -110,10 +111,11 @@ std::string read_fortunes_text(const std::string& folder) {
     }
   }
   if (error) {
-    throw ConfigError(folder, "",
-                      "cannot list the fortunes folder (" + error.message() +
-                          "): install Debian's fortunes package, or point "
-                          "SPEEDBENCH_FORTUNES_DIR or data.root at a folder of fortune files");
+    throw ConfigError(
+        folder, "",
+        "cannot list the fortunes folder (" + error.message() +
+            "): install Debian's fortunes package, or point "
+            "SPEEDBENCH_FORTUNES_DIR, data.root or --data-root at a folder of fortune files");
   }
   std::sort(files.begin(), files.end());  // a fixed order: the same corpus every run
   std::string text;
