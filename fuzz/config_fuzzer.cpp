@@ -10,7 +10,6 @@
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/config/json_file_kind.h"
-#include "harness/config/json_reader.h"
 #include "harness/suite/suite.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -18,10 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool suite = data[0] & 1;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    speedbench::check_json_file_kind(
+    const auto json = speedbench::parse_json_text_of_kind(
         text, suite ? speedbench::JsonFileKind::kSuite : speedbench::JsonFileKind::kTrainConfig,
         "fuzz.json");
-    const auto json = speedbench::parse_json_text(text, "fuzz.json");
     if (suite) {
       speedbench::suite_from_json(json, "fuzz.json");
     } else {

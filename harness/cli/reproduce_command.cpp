@@ -1,24 +1,22 @@
 // `speedbench reproduce RUNS.jsonl|RUN_FOLDER [--line N]`: reruns a recorded run from the config
 // embedded in its record and says whether the metrics agree (harness/results/reproduction.h).
 #include <cstdio>
-#include <filesystem>
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/measure/cpu_memory_tracker.h"
+#include "harness/report/comparisons.h"
 #include "harness/results/records_file.h"
 #include "harness/results/reproduction.h"
 
 namespace speedbench {
 
-int command_reproduce(const ReproduceArgs& given) {
-  ReproduceArgs args = given;  // a run folder, as report and compare take it: its runs.jsonl
-  if (std::filesystem::is_directory(args.records_path)) {
-    args.records_path = (std::filesystem::path(args.records_path) / "runs.jsonl").string();
-  }
-  const auto records = read_records(args.records_path);
-  if (records.empty()) throw ConfigError(args.records_path, "", "the file has no records");
+int command_reproduce(const ReproduceArgs& args) {
+  // A runs.jsonl or its run folder, found and read as report and compare do.
+  const auto results = report::load_results(args.records_path);
+  const auto& records = results.records;
+  const auto& records_path = results.records_path;
   if (args.line < 0 || args.line > static_cast<int64_t>(records.size())) {
     throw ConfigError("command line", "--line",
                       "got " + std::to_string(args.line) + ", expected 1.." +
@@ -28,7 +26,7 @@ int command_reproduce(const ReproduceArgs& given) {
   const auto& recorded =
       records[args.line == 0 ? records.size() - 1 : static_cast<size_t>(args.line - 1)];
   const auto source =
-      args.records_path + " (record of run_index " + std::to_string(recorded.run_index) + ")";
+      records_path + " (record of run_index " + std::to_string(recorded.run_index) + ")";
   auto config = train_config_from_json(recorded.config, source);
   if (!args.data_root.empty()) config.data.root = args.data_root;
   if (recorded.metrics.distributed.world_size > 1) {
@@ -37,12 +35,11 @@ int command_reproduce(const ReproduceArgs& given) {
         "a DDP run is reproduced with its launcher: speedbench run --config with --nproc " +
             std::to_string(recorded.metrics.distributed.world_size));
   }
-  if (!args.out_path.empty())
-    check_records_file_to_append(args.out_path, "--out");  // before the rerun
+  check_records_file_to_append(args.out_path, "--out");  // before the rerun, not after it
   std::printf("reproducing %s / %s (repetition %lld, seed %lld) from %s\n",
               recorded.workload.c_str(), recorded.variant.c_str(),
               static_cast<long long>(recorded.repetition), static_cast<long long>(recorded.seed),
-              args.records_path.c_str());
+              records_path.c_str());
   measure::CpuMemoryTracker::install();
   RunIdentity identity{make_run_id(), "reproduce", recorded.variant, recorded.run_index,
                        recorded.repetition};

@@ -32,10 +32,10 @@ std::optional<JsonFileKind> plain_json_file_kind(const nlohmann::json& json) {
   return std::nullopt;
 }
 
-// The kind of a whole document, or of its first line when only that is JSON (JSON Lines).
-std::optional<JsonFileKind> plain_text_kind(const std::string& text) {
-  const auto whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!whole.is_discarded()) return plain_json_file_kind(whole);
+// The kind of `text` parsed as `json`; where it is no one JSON document (`json` discarded), of its
+// first line, as JSON Lines are read.
+std::optional<JsonFileKind> plain_text_kind(const std::string& text, const nlohmann::json& json) {
+  if (!json.is_discarded()) return plain_json_file_kind(json);
   const auto start = text.find_first_not_of(" \t\r\n");
   if (start == std::string::npos) return std::nullopt;
   const auto first_line = text.substr(start, text.find('\n', start) - start);
@@ -76,20 +76,32 @@ std::string json_file_kind_use(JsonFileKind kind, const std::string& file) {
   return "(it has no \"workloads\"): run it with `speedbench run-one --config " + file + "`";
 }
 
-}  // namespace
-
-void check_json_file_kind(const std::string& text, JsonFileKind expected, const std::string& file) {
-  const auto kind = plain_text_kind(text);
+void throw_if_another_kind(std::optional<JsonFileKind> kind, JsonFileKind expected,
+                           const std::string& file) {
   if (!kind || *kind == expected) return;
   throw ConfigError(file, "",
                     std::string("expected ") + json_file_kind_name(expected) + ", got " +
                         json_file_kind_name(*kind) + " " + json_file_kind_use(*kind, file));
 }
 
+}  // namespace
+
+void check_json_file_kind(const std::string& text, JsonFileKind expected, const std::string& file) {
+  throw_if_another_kind(
+      plain_text_kind(text, nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false)),
+      expected, file);
+}
+
+nlohmann::json parse_json_text_of_kind(const std::string& text, JsonFileKind expected,
+                                       const std::string& file) {
+  auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  throw_if_another_kind(plain_text_kind(text, json), expected, file);
+  // Not JSON: parse_json_text throws the error that names its line and column.
+  return json.is_discarded() ? parse_json_text(text, file) : json;
+}
+
 nlohmann::json read_json_file_of_kind(const std::string& file, JsonFileKind expected) {
-  const auto text = read_text_file(file);
-  check_json_file_kind(text, expected, file);
-  return parse_json_text(text, file);
+  return parse_json_text_of_kind(read_text_file(file), expected, file);
 }
 
 }  // namespace speedbench

@@ -19,7 +19,11 @@ enum class JsonFileKind { kTrainConfig, kSuite, kClaims, kRecords };
 // plain (text that is not JSON at all, too) is left to the loader's own checks.
 void check_json_file_kind(const std::string& text, JsonFileKind expected, const std::string& file);
 
-// Reads `file`, checks that it is not plainly another kind than `expected`, and parses it.
+// Parses `text` once, and throws check_json_file_kind's error where it is another kind, else the
+// parse error (line and column) where it is no JSON.
+nlohmann::json parse_json_text_of_kind(const std::string& text, JsonFileKind expected,
+                                       const std::string& file);
+// parse_json_text_of_kind of the file's text.
 nlohmann::json read_json_file_of_kind(const std::string& file, JsonFileKind expected);
 
 }  // namespace speedbench

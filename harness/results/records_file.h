@@ -22,8 +22,8 @@ void check_output_folder(const std::string& folder, const std::string& flag);
 // bare name; nothing to check for ""), and that `file` is no folder. Called before the work whose
 // result the file holds, not after it.
 void check_output_file_folder(const std::string& file, const std::string& flag);
-// check_output_file_folder for a runs.jsonl a record is to be appended to, and that what is
-// already there is records: a config, a suite or a README given as --records would otherwise get
+// check_output_file_folder for a runs.jsonl a record is to be appended to ("": none), and that what
+// is already there is records: a config, a suite or a README given as --records would otherwise get
 // a record line appended. Its first line is checked, not its last (another process may be
 // appending to it, and a writer that died mid-line is the suite runner's to mend).
 void check_records_file_to_append(const std::string& path, const std::string& flag);
