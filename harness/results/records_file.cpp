@@ -4,11 +4,12 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <stdexcept>
 
@@ -18,13 +19,49 @@
 
 namespace speedbench {
 
+namespace {
+
+// The bytes after the last newline of the open file `fd` of `size` bytes: a line whose writer
+// died before its end (every writer writes whole lines under the lock, so no live one is
+// mid-line while the lock is held).
+off_t unfinished_last_line_bytes(int fd, off_t size) {
+  char chunk[4096];
+  for (off_t end = size; end > 0;) {
+    const off_t begin = std::max<off_t>(0, end - static_cast<off_t>(sizeof chunk));
+    const auto got = ::pread(fd, chunk, static_cast<size_t>(end - begin), begin);
+    if (got != end - begin) return 0;  // unreadable: leave the file as it is
+    for (off_t i = got - 1; i >= 0; --i) {
+      if (chunk[i] == '\n') return size - (begin + i + 1);
+    }
+    end = begin;
+  }
+  return size;  // no newline at all: the whole file is one unfinished line
+}
+
+// Cuts an unfinished last line off the file open (read and write) and locked as `fd`; returns
+// the bytes cut.
+off_t cut_unfinished_last_line(int fd) {
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size <= 0) return 0;
+  const off_t unfinished = unfinished_last_line_bytes(fd, size);
+  if (unfinished > 0 && ::ftruncate(fd, size - unfinished) != 0) return 0;
+  return unfinished;
+}
+
+}  // namespace
+
 void append_record(const std::string& path, const Record& record) {
   const auto line = record_to_json(record).dump() + "\n";
   const auto folder = std::filesystem::path(path).parent_path();
   if (!folder.empty()) std::filesystem::create_directories(folder);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(path + ": cannot open for append: " + std::strerror(errno));
   ::flock(fd, LOCK_EX);
+  // Appended to a line that a dead writer left unfinished, this record would be unreadable too.
+  if (const off_t cut = cut_unfinished_last_line(fd)) {
+    std::fprintf(stderr, "%s: dropped an unfinished last line (%lld bytes) before appending\n",
+                 path.c_str(), static_cast<long long>(cut));
+  }
   const auto written = ::write(fd, line.data(), line.size());
   const int write_errno = errno;
   ::fsync(fd);
@@ -198,15 +235,13 @@ void check_file_to_overwrite(const std::string& path, const std::string& flag) {
 }
 
 bool drop_partial_last_line(const std::string& path) {
-  std::error_code error;
-  const auto size = std::filesystem::file_size(path, error);
-  if (error || size == 0) return false;
-  std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.back() == '\n') return false;
-  const auto keep = text.rfind('\n');  // npos: the whole file is one partial line
-  std::filesystem::resize_file(path, keep == std::string::npos ? 0 : keep + 1);
-  return true;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  ::flock(fd, LOCK_EX);
+  const bool dropped = cut_unfinished_last_line(fd) > 0;
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+  return dropped;
 }
 
 Record read_last_record(const std::string& path) {

@@ -1,6 +1,7 @@
 // results/<suite>/<run-id>/runs.jsonl: one record per line. Appends are atomic per record
 // (one write(2) of the whole line under an exclusive lock, then fsync), so concurrent writers
-// and a crash mid-run never leave a half line behind.
+// and a crash mid-run never leave a half line behind; a write that a full disk or a power cut
+// cut short leaves one, which the next append (or --resume) drops.
 #pragma once
 
 #include <filesystem>
@@ -12,7 +13,9 @@
 
 namespace speedbench {
 
-// Appends one line; creates the folders it needs. Throws std::runtime_error on I/O failure.
+// Appends one line; creates the folders it needs. A last line that a writer left unfinished (it
+// died mid-write, or the disk filled) is cut first, with a note on stderr: the record would
+// otherwise be glued to it and be unreadable too. Throws std::runtime_error on I/O failure.
 void append_record(const std::string& path, const Record& record);
 
 // Checks that `folder` can be created (or is there) and written, without leaving anything behind;
@@ -25,7 +28,7 @@ void check_output_file_folder(const std::string& file, const std::string& flag);
 // check_output_file_folder for a runs.jsonl a record is to be appended to ("": none), and that what
 // is already there is records: a config, a suite or a README given as --records would otherwise get
 // a record line appended. Its first line is checked, not its last (another process may be
-// appending to it, and a writer that died mid-line is the suite runner's to mend).
+// appending to it, and append_record cuts a line that a dead writer left unfinished).
 void check_records_file_to_append(const std::string& path, const std::string& flag);
 // check_output_file_folder for a file to be written over (lr-find's curve, compare's markdown
 // and JSON), and that it does not hold records: measurements are never overwritten.
@@ -42,7 +45,8 @@ void write_json_file_whole(const std::filesystem::path& path, const nlohmann::js
 // Reads every record; a line that does not parse is an error naming the file and line.
 std::vector<Record> read_records(const std::string& path);
 // A runs.jsonl whose writer died mid-line (a full disk, a power cut) ends without a newline:
-// drops that partial last line so the file parses again. Returns whether it dropped one.
+// drops that partial last line (under the writers' lock) so the file parses again. Returns
+// whether it dropped one.
 bool drop_partial_last_line(const std::string& path);
 
 // The last record only (the others are not parsed): what a suite runner checks after each run.
