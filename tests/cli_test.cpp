@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/data/datasets.h"
+#include "harness/measure/usable_cpu_cores.h"
 #include "harness/results/environment.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/speedbench_binary.h"
@@ -75,7 +76,7 @@ TEST(CliTest, RunOneWritesARecordAndASummary) {
 }
 
 TEST(CliTest, ARunWithMoreThreadsThanCoresIsWarnedOfAndFlaggedInTheReport) {
-  const unsigned cores = std::thread::hardware_concurrency();
+  const int64_t cores = measure::usable_cpu_cores();
   if (cores == 0) GTEST_SKIP() << "this machine does not say how many cores it has";
   TempDir dir;
   const auto threads = cores + 1;
@@ -98,6 +99,26 @@ TEST(CliTest, ARunWithMoreThreadsThanCoresIsWarnedOfAndFlaggedInTheReport) {
   EXPECT_NE(read_text(dir.file("run/report.md")).find("oversubscribed: " + oversubscribed),
             std::string::npos)
       << read_text(dir.file("run/report.md"));
+}
+
+TEST(CliTest, ARunThatTasksetKeepsToOneCoreIsWarnedOfAndRecordsItsUsableCores) {
+  if (measure::usable_cpu_cores() < 2) GTEST_SKIP() << "this process has one core to run on";
+  if (run_command("taskset -c 0 true").exit_code != 0) GTEST_SKIP() << "no taskset here";
+  TempDir dir;
+  auto config = nlohmann::json::parse(kTinyConfig);
+  config["threads"] = 2;
+  config["max_steps"] = 2;
+  write_text(dir.file("two.json"), config.dump());
+  const auto result = run_command("taskset -c 0 " + speedbench_cli() + " run-one --config " +
+                                  dir.file("two.json") + " --records " + dir.file("runs.jsonl"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("warning: 2 threads on 1 core: the threads will take turns"),
+            std::string::npos)
+      << result.output;
+  const auto record = read_last_record(dir.file("runs.jsonl"));
+  EXPECT_EQ(record.environment.value("cpu_cores_usable", int64_t{-1}), 1);
+  EXPECT_EQ(record.environment.value("cpu_cores", int64_t{-1}),
+            static_cast<int64_t>(std::thread::hardware_concurrency()));
 }
 
 TEST(CliTest, BadConfigExitsWithCode2AndWritesNothing) {

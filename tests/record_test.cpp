@@ -119,8 +119,9 @@ TEST(RecordTest, MissingTargetIsNullAndStaysUnset) {
 
 TEST(RecordTest, EnvironmentNamesTheMachineAndTheBuild) {
   const auto env = collect_environment();
-  for (const auto* key : {"host", "cpu_model", "cpu_cores", "torch_threads", "os", "compiler",
-                          "build_type", "libtorch_version", "cuda_available", "git_commit"}) {
+  for (const auto* key :
+       {"host", "cpu_model", "cpu_cores", "cpu_cores_usable", "torch_threads", "os", "compiler",
+        "build_type", "libtorch_version", "cuda_available", "git_commit"}) {
     EXPECT_TRUE(env.contains(key)) << key;
   }
   EXPECT_EQ(env["libtorch_version"], "2.11.0");
@@ -177,6 +178,31 @@ TEST(RecordsFileTest, AppendsOneParsableLinePerRecord) {
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1].run_index, 4);
   EXPECT_EQ(read_last_record(path).run_index, 4);
+}
+
+// A writer that died mid-line left a line without its newline: the next record is not glued to
+// it (both would be unreadable), the unfinished line is dropped.
+TEST(RecordsFileTest, AnAppendAfterAnUnfinishedLineDropsThatLine) {
+  TempDir dir;
+  const auto path = dir.file("runs.jsonl");
+  append_record(path, full_record());
+  std::ofstream(path, std::ios::app) << "{\"schema_version\": 1, \"run_id\": \"r";
+  auto second = full_record();
+  second.run_index = 7;
+  append_record(path, second);
+  const auto records = read_records(path);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].run_index, full_record().run_index);
+  EXPECT_EQ(records[1].run_index, 7);
+
+  // A file that is one unfinished line, longer than one read of the tail, is cut to nothing.
+  std::ofstream(dir.file("one.jsonl")) << std::string(10000, 'x');
+  append_record(dir.file("one.jsonl"), second);
+  ASSERT_EQ(read_records(dir.file("one.jsonl")).size(), 1u);
+  EXPECT_FALSE(drop_partial_last_line(dir.file("one.jsonl")));  // it ends with its newline
+  std::ofstream(dir.file("one.jsonl"), std::ios::app) << std::string(5000, 'y');
+  EXPECT_TRUE(drop_partial_last_line(dir.file("one.jsonl")));
+  EXPECT_EQ(read_records(dir.file("one.jsonl")).size(), 1u);
 }
 
 TEST(RecordsFileTest, LastRecordOfAnEmptyFileIsAnError) {

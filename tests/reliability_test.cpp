@@ -4,6 +4,7 @@
 // not); the report flags unhealthy measurements.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "harness/measure/thread_oversubscription.h"
+#include "harness/measure/usable_cpu_cores.h"
 #include "harness/results/records_file.h"
 #include "tests/test_support.h"
 
@@ -227,16 +229,22 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
   records[3].config["device"] = "cuda";
   records[4].environment["torch_threads"] = 2;  // as many as the cores
   records[4].environment["cpu_cores"] = 2;
+  records[5].environment["torch_threads"] = 2;  // 2 cores, but taskset let it use 1
+  records[5].environment["cpu_cores"] = 2;
+  records[5].environment["cpu_cores_usable"] = 1;
   for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
   const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims " +
                                   testing::empty_claims_file(dir));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const std::string markdown = testing::read_text(dir.file("run/report.md"));
   EXPECT_NE(markdown.find("## Measurement health"), std::string::npos);
-  EXPECT_NE(markdown.find("3 of 6 runs flagged"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("4 of 6 runs flagged"), std::string::npos) << markdown;
   EXPECT_NE(
       markdown.find("| w | baseline | 1 | oversubscribed: 8 threads (2 ranks x 4) on 2 cores |"),
       std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| w | amp | 2 | oversubscribed: 2 threads on 1 core |"),
+            std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("| w | baseline | 0 | step-time CV"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find(
@@ -254,6 +262,39 @@ TEST(MeasurementHealthTest, OversubscriptionCountsTheThreadsOfEveryRank) {
   EXPECT_EQ(thread_oversubscription(1, 2, 2), std::nullopt);
   EXPECT_EQ(thread_oversubscription(2, 2, 2), "4 threads (2 ranks x 2) on 2 cores");
   EXPECT_EQ(thread_oversubscription(64, 1, 0), std::nullopt);  // the cores are not known
+  EXPECT_EQ(thread_oversubscription(2, 1, 1), "2 threads on 1 core");
+}
+
+TEST(MeasurementHealthTest, ACgroupQuotaIsReadAsTheCoresItLetsRunAtOnce) {
+  using measure::cgroup_v1_quota_cores;
+  using measure::cgroup_v2_quota_cores;
+  EXPECT_EQ(cgroup_v2_quota_cores("200000 100000\n"), 2);
+  EXPECT_EQ(cgroup_v2_quota_cores("150000 100000"), 2);  // 1.5 cores: 2 threads run at once
+  EXPECT_EQ(cgroup_v2_quota_cores("50000 100000"), 1);
+  EXPECT_EQ(cgroup_v2_quota_cores("max 100000\n"), std::nullopt);  // no quota
+  EXPECT_EQ(cgroup_v2_quota_cores(""), std::nullopt);              // no such file
+  EXPECT_EQ(cgroup_v2_quota_cores("100000"), std::nullopt);
+  EXPECT_EQ(cgroup_v1_quota_cores("400000\n", "100000\n"), 4);
+  EXPECT_EQ(cgroup_v1_quota_cores("-1\n", "100000\n"), std::nullopt);  // no quota
+  EXPECT_EQ(cgroup_v1_quota_cores("", ""), std::nullopt);
+}
+
+TEST(MeasurementHealthTest, TheUsableCoresAreThoseOfTheAffinityMask) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "this process may run on one core only";
+  const int64_t all = measure::usable_cpu_cores();
+  EXPECT_LE(all, CPU_COUNT(&before));
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // this thread only
+  const int64_t pinned = measure::usable_cpu_cores();
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(pinned, 1);
+  EXPECT_EQ(measure::usable_cpu_cores(), all);
 }
 
 TEST(MeasurementHealthTest, ReportAndVerifyWarnWhenTheRecordsComeFromTwoBuilds) {

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <thread>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
@@ -14,6 +13,7 @@
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/statistics.h"
 #include "harness/measure/thread_oversubscription.h"
+#include "harness/measure/usable_cpu_cores.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/speedbench_binary.h"
 #include "harness/suite/suite.h"
@@ -113,7 +113,7 @@ int command_run_one(const RunOneArgs& args) {
   const bool writes_record = !launch || launch->rank == 0;
   if (writes_record && config.device == "cpu") {
     const auto oversubscribed = measure::thread_oversubscription(
-        config.threads, config.techniques.ddp_world_size, std::thread::hardware_concurrency());
+        config.threads, config.techniques.ddp_world_size, measure::usable_cpu_cores());
     if (oversubscribed) {
       std::fprintf(stderr,
                    "warning: %s: the threads will take turns, and the step times measure that "

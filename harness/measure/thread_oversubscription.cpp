@@ -10,7 +10,8 @@ std::optional<std::string> thread_oversubscription(int64_t threads, int64_t rank
   if (cores <= 0 || total <= cores) return std::nullopt;
   const std::string split =
       ranks > 1 ? " (" + std::to_string(ranks) + " ranks x " + std::to_string(threads) + ")" : "";
-  return std::to_string(total) + " threads" + split + " on " + std::to_string(cores) + " cores";
+  return std::to_string(total) + " threads" + split + " on " + std::to_string(cores) +
+         (cores == 1 ? " core" : " cores");
 }
 
 }  // namespace speedbench::measure

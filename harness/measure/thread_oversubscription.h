@@ -12,7 +12,8 @@
 namespace speedbench::measure {
 
 // "16 threads on 2 cores", "4 threads (2 ranks x 2) on 2 cores" when threads x ranks > cores,
-// else nothing (nothing, too, when the cores are unknown: 0).
+// else nothing (nothing, too, when the cores are unknown: 0). `cores`: the run's usable cores
+// (usable_cpu_cores.h), which an affinity mask or a cgroup quota make fewer than the machine's.
 std::optional<std::string> thread_oversubscription(int64_t threads, int64_t ranks, int64_t cores);
 
 }  // namespace speedbench::measure

@@ -118,7 +118,8 @@ std::string health_section(const ReportInputs& in) {
     if (r.config.value("device", "cpu") == "cpu") {
       const auto oversubscribed = measure::thread_oversubscription(
           r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,
-          r.environment.value("cpu_cores", int64_t{0}));
+          // Records before cpu_cores_usable name the machine's cores only.
+          r.environment.value("cpu_cores_usable", r.environment.value("cpu_cores", int64_t{0})));
       if (oversubscribed) flags.push_back("oversubscribed: " + *oversubscribed);
     }
     const auto governor = state.value("cpufreq_governor", std::string("unavailable"));

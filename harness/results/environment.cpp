@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/measure/usable_cpu_cores.h"
 #include "harness/results/build_commit.h"
 
 namespace speedbench {
@@ -65,6 +66,8 @@ nlohmann::json collect_environment() {
       {"host", host},
       {"cpu_model", cpu_model()},
       {"cpu_cores", std::thread::hardware_concurrency()},
+      // Fewer than cpu_cores under taskset, a CPU set or a cgroup quota (docker --cpus).
+      {"cpu_cores_usable", measure::usable_cpu_cores()},
       {"torch_threads", at::get_num_threads()},
       {"torch_interop_threads", at::get_num_interop_threads()},
       {"os", std::string(os.sysname) + " " + os.release + " " + os.machine},

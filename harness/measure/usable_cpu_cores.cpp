@@ -1,0 +1,95 @@
+#include "harness/measure/usable_cpu_cores.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace speedbench::measure {
+
+namespace {
+
+std::optional<int64_t> quota_cores(long long quota, long long period) {
+  if (quota <= 0 || period <= 0) return std::nullopt;
+  return (quota + period - 1) / period;
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Whole numbers only: "max", "", "12abc" are not one.
+std::optional<long long> whole_number(const std::string& text) {
+  std::istringstream in(text);
+  long long value = 0;
+  std::string rest;
+  if (!(in >> value) || (in >> rest)) return std::nullopt;
+  return value;
+}
+
+// This process's cgroup path for `controller` from /proc/self/cgroup ("0::/a" for cgroup v2,
+// "4:cpu,cpuacct:/a" for v1), or "/" when it has none.
+std::string cgroup_path(const std::string& controller) {
+  std::istringstream lines(file_text("/proc/self/cgroup"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    std::istringstream names(line.substr(first + 1, second - first - 1));
+    bool match = controller.empty() && names.str().empty();
+    for (std::string name; !match && std::getline(names, name, ',');) match = name == controller;
+    if (match) return line.substr(second + 1);
+  }
+  return "/";
+}
+
+// The file in this process's cgroup folder under `mount`, else at the mount's top (a container
+// with the host's cgroup namespace sees a path that its own mount has at the top).
+std::string cgroup_file_text(const std::string& mount, const std::string& path,
+                             const std::string& file) {
+  auto text = file_text(mount + path + "/" + file);
+  return text.empty() ? file_text(mount + "/" + file) : text;
+}
+
+}  // namespace
+
+std::optional<int64_t> cgroup_v2_quota_cores(const std::string& cpu_max) {
+  std::istringstream in(cpu_max);
+  std::string quota, period, rest;
+  if (!(in >> quota >> period) || (in >> rest)) return std::nullopt;
+  const auto quota_us = whole_number(quota), period_us = whole_number(period);
+  if (!quota_us || !period_us) return std::nullopt;  // "max": no quota
+  return quota_cores(*quota_us, *period_us);
+}
+
+std::optional<int64_t> cgroup_v1_quota_cores(const std::string& quota_us,
+                                             const std::string& period_us) {
+  const auto quota = whole_number(quota_us), period = whole_number(period_us);
+  if (!quota || !period) return std::nullopt;
+  return quota_cores(*quota, *period);
+}
+
+int64_t usable_cpu_cores() {
+  int64_t cores = std::thread::hardware_concurrency();
+  cpu_set_t affinity;
+  CPU_ZERO(&affinity);
+  if (sched_getaffinity(0, sizeof affinity, &affinity) == 0) {
+    const int64_t allowed = CPU_COUNT(&affinity);
+    if (allowed > 0) cores = cores > 0 ? std::min(cores, allowed) : allowed;
+  }
+  // The quota of this process's own cgroup (a limit set higher up the tree is not read).
+  auto quota = cgroup_v2_quota_cores(cgroup_file_text("/sys/fs/cgroup", cgroup_path(""), "cpu.max"));
+  if (!quota) {
+    const auto v1 = cgroup_path("cpu");
+    quota = cgroup_v1_quota_cores(cgroup_file_text("/sys/fs/cgroup/cpu", v1, "cpu.cfs_quota_us"),
+                                  cgroup_file_text("/sys/fs/cgroup/cpu", v1, "cpu.cfs_period_us"));
+  }
+  if (quota && cores > 0) cores = std::min(cores, *quota);
+  return cores;
+}
+
+}  // namespace speedbench::measure
