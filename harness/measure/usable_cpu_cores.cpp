@@ -82,7 +82,8 @@ int64_t usable_cpu_cores() {
     if (allowed > 0) cores = cores > 0 ? std::min(cores, allowed) : allowed;
   }
   // The quota of this process's own cgroup (a limit set higher up the tree is not read).
-  auto quota = cgroup_v2_quota_cores(cgroup_file_text("/sys/fs/cgroup", cgroup_path(""), "cpu.max"));
+  auto quota =
+      cgroup_v2_quota_cores(cgroup_file_text("/sys/fs/cgroup", cgroup_path(""), "cpu.max"));
   if (!quota) {
     const auto v1 = cgroup_path("cpu");
     quota = cgroup_v1_quota_cores(cgroup_file_text("/sys/fs/cgroup/cpu", v1, "cpu.cfs_quota_us"),
