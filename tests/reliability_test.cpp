@@ -279,6 +279,32 @@ TEST(MeasurementHealthTest, ACgroupQuotaIsReadAsTheCoresItLetsRunAtOnce) {
   EXPECT_EQ(cgroup_v1_quota_cores("", ""), std::nullopt);
 }
 
+TEST(MeasurementHealthTest, AQuotaOnAParentCgroupBindsItsChildren) {
+  using measure::cgroup_tree_quota_cores;
+  TempDir v2, v1;
+  const auto put = [](const TempDir& mount, const std::string& file, const std::string& text) {
+    std::filesystem::create_directories((mount.path() / file).parent_path());
+    write_text(mount.file(file), text);
+  };
+  const auto v2_mount = v2.path().string(), v1_mount = v1.path().string();
+  // cgroup v2: the process's own cgroup has none, its slice 3 cores, the slice above it 2.
+  put(v2, "user.slice/app.slice/job/cpu.max", "max 100000\n");
+  put(v2, "user.slice/app.slice/cpu.max", "300000 100000\n");
+  put(v2, "user.slice/cpu.max", "200000 100000\n");
+  EXPECT_EQ(cgroup_tree_quota_cores(v2_mount, "/user.slice/app.slice/job", "/none", "/"), 2);
+  // A container that sees the host's path has its own cgroup mounted at the top.
+  put(v2, "cpu.max", "100000 100000\n");
+  EXPECT_EQ(cgroup_tree_quota_cores(v2_mount, "/docker/abc", "/none", "/"), 1);
+  // cgroup v1: the quota sits on the parent; the tighter of the two hierarchies wins.
+  put(v1, "pod/cpu.cfs_quota_us", "150000\n");
+  put(v1, "pod/cpu.cfs_period_us", "100000\n");
+  put(v1, "pod/c1/cpu.cfs_quota_us", "-1\n");
+  put(v1, "pod/c1/cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(cgroup_tree_quota_cores("/none", "/", v1_mount, "/pod/c1"), 2);
+  EXPECT_EQ(cgroup_tree_quota_cores(v2_mount, "/docker/abc", v1_mount, "/pod/c1"), 1);
+  EXPECT_EQ(cgroup_tree_quota_cores("/none", "/", "/none", "/"), std::nullopt);
+}
+
 TEST(MeasurementHealthTest, TheUsableCoresAreThoseOfTheAffinityMask) {
   cpu_set_t before;
   ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);

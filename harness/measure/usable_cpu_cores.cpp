@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace speedbench::measure {
 
@@ -47,12 +48,23 @@ std::string cgroup_path(const std::string& controller) {
   return "/";
 }
 
-// The file in this process's cgroup folder under `mount`, else at the mount's top (a container
-// with the host's cgroup namespace sees a path that its own mount has at the top).
-std::string cgroup_file_text(const std::string& mount, const std::string& path,
-                             const std::string& file) {
-  auto text = file_text(mount + path + "/" + file);
-  return text.empty() ? file_text(mount + "/" + file) : text;
+// The cgroup and each of its parents up to the top: "/a/b", "/a", "/".
+std::vector<std::string> path_and_parents(std::string path) {
+  std::vector<std::string> paths;
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  for (;;) {
+    paths.push_back(path.empty() ? "/" : path);
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos || path.empty()) break;
+    path.resize(slash);
+  }
+  return paths;
+}
+
+std::optional<int64_t> tighter(std::optional<int64_t> a, std::optional<int64_t> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
 }
 
 }  // namespace
@@ -73,6 +85,21 @@ std::optional<int64_t> cgroup_v1_quota_cores(const std::string& quota_us,
   return quota_cores(*quota, *period);
 }
 
+std::optional<int64_t> cgroup_tree_quota_cores(const std::string& v2_mount,
+                                               const std::string& v2_path,
+                                               const std::string& v1_mount,
+                                               const std::string& v1_path) {
+  std::optional<int64_t> cores;
+  for (const auto& path : path_and_parents(v2_path))
+    cores = tighter(cores, cgroup_v2_quota_cores(file_text(v2_mount + path + "/cpu.max")));
+  for (const auto& path : path_and_parents(v1_path)) {
+    const auto folder = v1_mount + path + "/";
+    cores = tighter(cores, cgroup_v1_quota_cores(file_text(folder + "cpu.cfs_quota_us"),
+                                                 file_text(folder + "cpu.cfs_period_us")));
+  }
+  return cores;
+}
+
 int64_t usable_cpu_cores() {
   int64_t cores = std::thread::hardware_concurrency();
   cpu_set_t affinity;
@@ -81,14 +108,8 @@ int64_t usable_cpu_cores() {
     const int64_t allowed = CPU_COUNT(&affinity);
     if (allowed > 0) cores = cores > 0 ? std::min(cores, allowed) : allowed;
   }
-  // The quota of this process's own cgroup (a limit set higher up the tree is not read).
-  auto quota =
-      cgroup_v2_quota_cores(cgroup_file_text("/sys/fs/cgroup", cgroup_path(""), "cpu.max"));
-  if (!quota) {
-    const auto v1 = cgroup_path("cpu");
-    quota = cgroup_v1_quota_cores(cgroup_file_text("/sys/fs/cgroup/cpu", v1, "cpu.cfs_quota_us"),
-                                  cgroup_file_text("/sys/fs/cgroup/cpu", v1, "cpu.cfs_period_us"));
-  }
+  const auto quota = cgroup_tree_quota_cores("/sys/fs/cgroup", cgroup_path(""),
+                                             "/sys/fs/cgroup/cpu", cgroup_path("cpu"));
   if (quota && cores > 0) cores = std::min(cores, *quota);
   return cores;
 }

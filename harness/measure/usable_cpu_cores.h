@@ -19,6 +19,15 @@ std::optional<int64_t> cgroup_v2_quota_cores(const std::string& cpu_max);
 std::optional<int64_t> cgroup_v1_quota_cores(const std::string& quota_us,
                                              const std::string& period_us);
 
+// The tightest quota of the cgroup at `v2_path` under `v2_mount` (cpu.max) or at `v1_path` under
+// `v1_mount` (cpu.cfs_quota_us), and of every parent up to the mount's top: a limit on a parent
+// (a systemd slice, a Kubernetes pod above its containers) binds its children too. The top also
+// stands for a container that sees the host's cgroup path but has its own cgroup mounted there.
+std::optional<int64_t> cgroup_tree_quota_cores(const std::string& v2_mount,
+                                               const std::string& v2_path,
+                                               const std::string& v1_mount,
+                                               const std::string& v1_path);
+
 // min(hardware cores, this thread's affinity set, the cgroup quota); 0 when none is known.
 int64_t usable_cpu_cores();
 
