@@ -472,6 +472,8 @@ TEST(CliTest, LrFindWritesItsCurveIntoAFolderItMakes) {
             std::string::npos);
 }
 
+// ---- a second build (`run --against`): a test suite, and a ctest entry, of its own ----------
+
 // A stand-in for a second build: `speedbench` itself behind a script that, before each run,
 // logs the run's index and how many runs this binary had recorded by then (not for the check of
 // its `run-one --help` before the suite starts).
@@ -497,7 +499,7 @@ std::string write_logging_binary(const TempDir& dir) {
 // `run --against`: every planned run made by both binaries back to back, this one first in even
 // repetitions and the other first in odd ones, into two folders that compare pairs run by run;
 // a time budget and --resume work across both, and --resume refuses another second build.
-TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) {
+TEST(CliSecondBuildTest, ASuiteRunAgainstItAlternatesThemRunByRunIntoTwoFolders) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(2));
   const auto other = write_logging_binary(dir);
@@ -574,7 +576,7 @@ TEST(CliTest, ASuiteRunAgainstASecondBuildAlternatesThemRunByRunIntoTwoFolders) 
 
 // The second build fails every run: its runs are recorded as crashed, with its error line and
 // whose it was, this build's runs are unaffected, and the suite fails.
-TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
+TEST(CliSecondBuildTest, OneThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(1));
   const auto other = dir.file("failing-build");
@@ -620,7 +622,7 @@ TEST(CliTest, ASecondBuildThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite) {
 // The options a --against build is checked for up front are the ones the runner then passes:
 // the runner's every `run-one` option is in kRunOneOptionsTheRunnerPasses, and with --data-root
 // it passes them all.
-TEST(CliTest, ASecondBuildIsCheckedForEveryRunOneOptionTheRunnerPasses) {
+TEST(CliSecondBuildTest, ItIsCheckedForEveryRunOneOptionTheRunnerPasses) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(1));
   const auto other = dir.file("logging-build");
@@ -648,7 +650,7 @@ TEST(CliTest, ASecondBuildIsCheckedForEveryRunOneOptionTheRunnerPasses) {
 // The second build dies in one run after writing another: the record the runner writes for it
 // takes that build's facts from its own record (the same binary here, so this checks the wiring;
 // EnvironmentIdentityTest checks what is taken).
-TEST(CliTest, ASecondBuildsDeadRunIsRecordedWithTheBuildItsOwnRecordNames) {
+TEST(CliSecondBuildTest, ItsDeadRunIsRecordedWithTheBuildItsOwnRecordNames) {
   TempDir dir;
   write_text(dir.file("suite.json"), mini_suite(1));
   const auto other = dir.file("dying-build");
