@@ -15,6 +15,7 @@ nlohmann::json gpu_machine(int sm_clock_now_mhz, int temperature_c) {
   return {{"host", "gpu-1"},
           {"cpu_model", "AMD EPYC 9654"},
           {"cpu_cores", 16},
+          {"cpu_cores_usable", 16},
           {"cpu_isa", {{"avx2", true}, {"avx512_bf16", true}, {"amx_bf16", false}}},
           {"torch_threads", 16},
           {"os", "Linux 6.8.0 x86_64"},
@@ -35,9 +36,10 @@ nlohmann::json gpu_machine(int sm_clock_now_mhz, int temperature_c) {
 
 TEST(EnvironmentIdentityTest, KeepsTheMachineAndTheBuildNotTheReadingsOfTheMoment) {
   const auto identity = environment_identity(gpu_machine(1980, 41));
-  for (const auto* key : {"host", "cpu_model", "cpu_cores", "cpu_isa.avx512_bf16",
-                          "cpu_isa.amx_bf16", "libtorch_version", "build_type", "git_commit",
-                          "gpu.name", "gpu.memory_bytes", "gpu.driver", "gpu.sm_clock_mhz_max"}) {
+  for (const auto* key :
+       {"host", "cpu_model", "cpu_cores", "cpu_cores_usable", "cpu_isa.avx512_bf16",
+        "cpu_isa.amx_bf16", "libtorch_version", "build_type", "git_commit", "gpu.name",
+        "gpu.memory_bytes", "gpu.driver", "gpu.sm_clock_mhz_max"}) {
     EXPECT_EQ(identity.count(key), 1u) << key;
   }
   EXPECT_EQ(identity.at("cpu_isa.amx_bf16"), false);
@@ -63,6 +65,19 @@ TEST(EnvironmentIdentityTest, ChangesNameEachKeyBothBlocksHaveAndThatDiffers) {
   auto older = gpu_machine(1980, 41);
   older.erase("cpu_isa");  // a record written before the instruction sets were recorded
   EXPECT_TRUE(identity_changes(older, gpu_machine(1980, 41)).empty());
+}
+
+TEST(EnvironmentIdentityTest, TheSameMachineUnderACpuQuotaIsAnotherMachine) {
+  auto limited = gpu_machine(1980, 41);
+  limited["cpu_cores_usable"] = 4;  // taskset -c 0-3, or docker --cpus 4
+  EXPECT_EQ(identity_changes(gpu_machine(1980, 41), limited),
+            (std::vector<std::string>{"cpu_cores_usable: 16 then, 4 now"}));
+  const auto differing = differing_identity_keys({gpu_machine(1980, 41), limited});
+  ASSERT_EQ(differing.size(), 1u);
+  EXPECT_EQ(differing[0].key, "cpu_cores_usable");
+  auto older = gpu_machine(1980, 41);
+  older.erase("cpu_cores_usable");  // a record written before the usable cores were recorded
+  EXPECT_TRUE(differing_identity_keys({older, limited}).empty());
 }
 
 TEST(EnvironmentIdentityTest, ReproduceWarnsOfAnotherMachineOrThreadCountOnly) {

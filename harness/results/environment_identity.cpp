@@ -5,8 +5,9 @@ namespace speedbench {
 namespace {
 
 // Top-level keys of the environment block (environment.cpp) that name the machine or the build.
-const char* const kMachineIdentityKeys[] = {"host", "cpu_model", "cpu_cores", "aten_cpu_capability",
-                                            "cuda_available"};
+// cpu_cores_usable: the same machine under taskset or a cgroup CPU quota runs as a smaller one.
+const char* const kMachineIdentityKeys[] = {
+    "host", "cpu_model", "cpu_cores", "cpu_cores_usable", "aten_cpu_capability", "cuda_available"};
 const char* const kBuildIdentityKeys[] = {"libtorch_version", "build_type",
                                           "compiler",         "git_commit",
                                           "cudnn_version",    "cuda_runtime_version"};

@@ -1,7 +1,8 @@
 // Which machine and which build measured a record: the part of its environment block that the
-// numbers depend on (host, CPU model, instruction sets and caches, cores, GPU model, driver and
-// limits, LibTorch, build type, commit), without the readings that change from run to run on the
-// same machine (load at start, clocks and temperature now) or with the run's config (threads).
+// numbers depend on (host, CPU model, instruction sets and caches, cores and those the run may
+// use, GPU model, driver and limits, LibTorch, build type, commit), without the readings that
+// change from run to run on the same machine (load at start, clocks and temperature now) or with
+// the run's config (threads).
 // `reproduce` warns when a rerun's identity differs from its record's; the report flags a run
 // folder whose records come from more than one identity (a --resume on another machine or after
 // a rebuild), since its ratios would then compare machines or builds, not techniques. Torch-free.
