@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 
+#include "build_paths.h"
 #include "tests/test_support.h"
 
 namespace speedbench {
@@ -55,11 +56,9 @@ std::string claims_with(const std::string& override_fields) {
 }
 
 std::vector<BadInput> catalogue() {
-  const std::string run =
-      std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out {out} --config {dir}/c.json";
-  const std::string suite =
-      std::string(SPEEDBENCH_EXECUTABLE) + " run --out {out} --suite {dir}/s.json";
-  const std::string exe = SPEEDBENCH_EXECUTABLE;
+  const std::string exe = testing::speedbench_executable();
+  const std::string run = exe + " run-one --out {out} --config {dir}/c.json";
+  const std::string suite = exe + " run --out {out} --suite {dir}/s.json";
   // One case per line, so that the catalogue reads as a table.
   // clang-format off
   return {
@@ -168,7 +167,7 @@ std::vector<BadInput> catalogue() {
       {"flag: a negative --repetition", {{"c.json", kGoodConfig}}, run + " --repetition -3", {"command line", "--repetition", "got '-3'"}},
       {"flag: a --variant name with a slash", {{"c.json", kGoodConfig}}, run + " --variant a/b", {"command line", "--variant", "\"a/b\"", "expected a non-empty name"}},
       {"flag: a --suite name that leaves the results folder", {{"c.json", kGoodConfig}}, run + " --suite ../evil", {"command line", "--suite", "../evil"}},
-      {"flag: an unwritable results folder", {{"c.json", kGoodConfig}}, std::string(SPEEDBENCH_EXECUTABLE) + " run-one --out /proc/speedbench-results --config {dir}/c.json", {"command line", "--out", "/proc/speedbench-results"}},
+      {"flag: an unwritable results folder", {{"c.json", kGoodConfig}}, exe + " run-one --out /proc/speedbench-results --config {dir}/c.json", {"command line", "--out", "/proc/speedbench-results"}},
       {"flag: an unwritable lr-find curve folder", {{"c.json", kGoodConfig}}, exe + " lr-find --config {dir}/c.json --out /proc/speedbench-lr/curve.json", {"command line", "--out", "/proc/speedbench-lr"}},
       {"flag: run-one --records a config (a record was appended to it)", {{"c.json", kGoodConfig}}, exe + " run-one --config {dir}/c.json --records {dir}/c.json", {"command line", "'--records'", "\"{dir}/c.json\" is not a runs.jsonl: its line 1 is not a record", "or a new file"}},
       {"flag: reproduce --out a suite", {{"r/runs.jsonl", "<record>"}, {"s.json", suite_with(kGoodSuiteTail)}}, exe + " reproduce {dir}/r --out {dir}/s.json", {"command line", "'--out'", "\"{dir}/s.json\" is not a runs.jsonl"}},

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "harness/data/datasets.h"
 #include "harness/measure/usable_cpu_cores.h"
 #include "harness/results/environment.h"
@@ -27,7 +28,7 @@ using testing::TempDir;
 using testing::write_executable;
 using testing::write_text;
 
-std::string speedbench_cli() { return SPEEDBENCH_EXECUTABLE; }
+std::string speedbench_cli() { return testing::speedbench_executable(); }
 
 const char* kTinyConfig = R"({
   "data": {"train_samples": 256, "test_samples": 128},

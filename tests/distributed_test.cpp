@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "build_paths.h"
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/distributed/launch_environment.h"
@@ -228,7 +229,7 @@ TEST(DdpTest, AccumulationReducesOnlyOnTheLastMicroBatch) {
   }
 }
 
-const std::string kExecutable = SPEEDBENCH_EXECUTABLE;
+const std::string kExecutable = testing::speedbench_executable();
 
 std::string write_ddp_config(const testing::TempDir& dir, int64_t max_steps, double timeout_s) {
   const auto path = dir.file("ddp.json");

@@ -15,6 +15,7 @@
 #include <random>
 #include <thread>
 
+#include "build_paths.h"
 #include "harness/measure/thread_oversubscription.h"
 #include "harness/measure/usable_cpu_cores.h"
 #include "harness/results/records_file.h"
@@ -29,7 +30,7 @@ using testing::run_command;
 using testing::TempDir;
 using testing::write_text;
 
-const std::string kSpeedbench = SPEEDBENCH_EXECUTABLE;
+const std::string kSpeedbench = testing::speedbench_executable();
 
 // A tiny row-LSTM workload: a run takes about a second, mostly process start.
 const char* kTinyBase =

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "build_paths.h"
 #include "harness/config/config_error.h"
 #include "harness/report/claims.h"
 #include "harness/report/report_writer.h"
@@ -370,7 +371,7 @@ TEST(ReportTest, ClaimsFileErrorsNameTheClaimAndField) {
 }
 
 TEST(ReportTest, TheShippedClaimsFileLoads) {
-  const auto claims = load_claims(SPEEDBENCH_SOURCE_DIR "/suites/claims.json");
+  const auto claims = load_claims(testing::source_dir() + "/suites/claims.json");
   EXPECT_GE(claims.size(), 10u);
   EXPECT_TRUE(std::any_of(claims.begin(), claims.end(), [](const Claim& c) { return c.gate; }));
 }
@@ -379,14 +380,14 @@ TEST(ReportTest, TheShippedClaimsFileLoads) {
 // shipped suite has would stay not_run forever.
 TEST(ReportTest, EveryWorkloadAShippedClaimNamesIsInAShippedSuite) {
   std::set<std::string> workloads;
-  for (const auto& entry : std::filesystem::directory_iterator(SPEEDBENCH_SOURCE_DIR "/suites")) {
+  for (const auto& entry : std::filesystem::directory_iterator(testing::source_dir() + "/suites")) {
     const auto name = entry.path().filename().string();
     if (entry.path().extension() != ".json" || name == "claims.json") continue;
     for (const auto& variant : load_suite(entry.path().string()).variants) {
       workloads.insert(variant.workload);
     }
   }
-  for (const auto& claim : load_claims(SPEEDBENCH_SOURCE_DIR "/suites/claims.json")) {
+  for (const auto& claim : load_claims(testing::source_dir() + "/suites/claims.json")) {
     if (claim.workload == "any") continue;
     EXPECT_EQ(workloads.count(claim.workload), 1u) << claim.id;
   }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "build_paths.h"
 #include "harness/config/config_error.h"
 #include "harness/suite/suite.h"
 
@@ -246,7 +247,7 @@ TEST(SuiteTest, PlanJsonRoundTripsTheComparisons) {
 
 TEST(SuiteTest, EveryShippedPresetLoads) {
   int loaded = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(SPEEDBENCH_SOURCE_DIR "/suites")) {
+  for (const auto& entry : std::filesystem::directory_iterator(testing::source_dir() + "/suites")) {
     const auto name = entry.path().filename().string();
     if (entry.path().extension() != ".json" || name == "claims.json" || name.rfind("tta-", 0) == 0)
       continue;
