@@ -12,7 +12,8 @@ than DIR/runs.jsonl holds, as after a --resume) and DIR/runs.jsonl, and writes:
                        such an interval holds the true ratio about 9 times in 10
   memory.*             training-memory ratio (peak above data and model) with its 95% interval,
                        coloured the same way (lower is better)
-  time_to_accuracy.*   test accuracy against wall time, median and range over repetitions
+  time_to_accuracy.*   test accuracy against wall time, median and range over repetitions; a
+                       variant looks the same in every panel, baselines are black
   lr_schedule.*        the learning rate of every step, one line per variant (first repetition)
   lr_finder.*          the LR range test's curve, for each lr_find*.json in DIR
 Each figure names the suite, device and date; axes carry units and every bar its n.
@@ -143,6 +144,33 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
     save(fig, folder, name, written)
 
 
+# tab10's colours, then the same colours dashed, dotted, dash-dotted: a legend of more than ten
+# lines (cpu-full's ResNet-8 panel has 15) otherwise repeats a colour for two variants.
+LINE_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+LINE_DASHES = ("-", "--", ":", "-.")
+
+
+def variant_styles(variants, baselines):
+    """Variant -> plot() keywords: one look per variant in every panel of a figure, no two alike.
+    Baselines (what the summary compares variants against) are black and drawn thicker, each
+    with its own dash; the others take LINE_COLORS, then the same colours with the next dash."""
+    styles = {}
+    drawn_baselines = sorted(v for v in set(variants) if v in baselines)
+    for i, variant in enumerate(drawn_baselines):
+        styles[variant] = {"color": "black", "ls": LINE_DASHES[i % len(LINE_DASHES)], "lw": 2.0}
+    others = sorted(v for v in set(variants) if v not in baselines)
+    for i, variant in enumerate(others):
+        dash = LINE_DASHES[(i // len(LINE_COLORS)) % len(LINE_DASHES)]
+        styles[variant] = {"color": LINE_COLORS[i % len(LINE_COLORS)], "ls": dash, "lw": 1.3}
+    return styles
+
+
+def baseline_variants(summary):
+    """The variants that the summary's comparisons use as baselines ("baseline" where it has none)."""
+    return {c["baseline"] for c in summary.get("comparisons", []) if c.get("baseline")} or {"baseline"}
+
+
 def time_to_accuracy(summary, records, folder, written):
     """Accuracy vs wall time per variant: median over repetitions, band from min to max."""
     curves = {}
@@ -153,7 +181,9 @@ def time_to_accuracy(summary, records, folder, written):
         curves.setdefault(r["workload"], {}).setdefault(r["variant"], []).append(points)
     if not curves:
         return
-    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4.2), squeeze=False)
+    styles = variant_styles([v for variants in curves.values() for v in variants],
+                            baseline_variants(summary))
+    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 6.4), squeeze=False)
     for ax, (workload, variants) in zip(axes[0], sorted(curves.items())):
         for variant, runs in sorted(variants.items()):
             end = max(p["wall_s"] for run in runs for p in run)
@@ -168,9 +198,10 @@ def time_to_accuracy(summary, records, folder, written):
             values = np.array(values)
             with warnings.catch_warnings():  # before a run's first evaluation every value is NaN
                 warnings.simplefilter("ignore", RuntimeWarning)
-                line, = ax.plot(grid, np.nanmedian(values, axis=0), label=f"{variant} (n={len(runs)})")
+                ax.plot(grid, np.nanmedian(values, axis=0), label=f"{variant} (n={len(runs)})",
+                        **styles[variant])
                 ax.fill_between(grid, np.nanmin(values, axis=0), np.nanmax(values, axis=0),
-                                color=line.get_color(), alpha=0.2)
+                                color=styles[variant]["color"], alpha=0.12)
         target = next((r["metrics"]["target_accuracy"] for r in records
                        if r["workload"] == workload and r["metrics"].get("target_accuracy", 0) > 0), 0)
         if target:
@@ -178,7 +209,8 @@ def time_to_accuracy(summary, records, folder, written):
         ax.set_xlabel("wall time since the first step, evaluations included (s)")
         ax.set_ylabel("test accuracy (fraction)")
         ax.set_title(f"{workload}", fontsize=10)
-        ax.legend(fontsize=7)
+        # Under the panel, not over its curves.
+        ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     fig.suptitle(title(summary, "time to accuracy"), fontsize=10)
     save(fig, folder, "time_to_accuracy", written)
 
@@ -194,8 +226,9 @@ def lr_schedules(summary, records, folder, written):
     if not varying:
         return
     fig, ax = plt.subplots(figsize=(8, 4))
+    styles = variant_styles(varying, baselines=set())
     for label, lrs in sorted(varying.items()):
-        ax.plot(np.arange(1, len(lrs) + 1), lrs, label=label)
+        ax.plot(np.arange(1, len(lrs) + 1), lrs, label=label, **styles[label])
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("learning rate")
     ax.set_title(title(summary, "LR schedules"), fontsize=10)

@@ -162,5 +162,45 @@ class NothingToDrawTest(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(run_folder, "plots")))
 
 
+def curve_record(workload, variant):
+    return {"status": "ok", "workload": workload, "variant": variant, "repetition": 0,
+            "metrics": {"curve": [{"wall_s": 1.0, "test_accuracy": 0.5},
+                                  {"wall_s": 2.0, "test_accuracy": 0.6}]}}
+
+
+class VariantStylesTest(unittest.TestCase):
+    def test_no_two_of_seventeen_variants_look_alike_and_baselines_are_black(self):
+        others = [f"v{i:02d}" for i in range(15)]
+        styles = plot.variant_styles(["baseline", "without_debug_off"] + others,
+                                     {"baseline", "without_debug_off"})
+        self.assertEqual(len({(s["color"], s["ls"]) for s in styles.values()}), 17)
+        self.assertEqual({styles["baseline"]["color"], styles["without_debug_off"]["color"]},
+                         {"black"})
+        self.assertNotEqual(styles["baseline"]["ls"], styles["without_debug_off"]["ls"])
+        # The eleventh non-baseline variant takes the first one's colour, with another dash.
+        self.assertEqual(styles["v10"]["color"], styles["v00"]["color"])
+        self.assertNotEqual(styles["v10"]["ls"], styles["v00"]["ls"])
+
+    def test_a_variant_looks_the_same_in_every_panel_of_time_to_accuracy(self):
+        records = [curve_record("w1", v) for v in ("baseline", "amp", "zero_grad_none")]
+        records += [curve_record("w2", v) for v in ("baseline", "zero_grad_none")]
+        figures = {}
+        saved = plot.save
+        plot.save = lambda fig, folder, name, written: figures.update(fig=fig)
+        try:
+            summary = {"suite": "s", "device": "cpu", "started_at": "2026-12-05",
+                       "comparisons": [{"baseline": "baseline"}]}
+            plot.time_to_accuracy(summary, records, "unused", [])
+        finally:
+            plot.save = saved
+        looks = [{line.get_label().split(" ")[0]: (matplotlib.colors.to_hex(line.get_color()),
+                                                   line.get_linestyle())
+                  for line in ax.get_lines()} for ax in figures["fig"].axes]
+        plot.plt.close(figures["fig"])
+        self.assertEqual(looks[0]["zero_grad_none"], looks[1]["zero_grad_none"])
+        self.assertNotEqual(looks[0]["zero_grad_none"], looks[0]["amp"])
+        self.assertEqual(looks[1]["baseline"], ("#000000", "-"))
+
+
 if __name__ == "__main__":
     unittest.main()
