@@ -17,6 +17,7 @@
 #include "harness/results/records_file.h"
 #include "harness/suite/speedbench_binary.h"
 #include "harness/suite/suite.h"
+#include "harness/suite/suite_plan_text.h"
 #include "harness/suite/suite_runner.h"
 #include "harness/techniques/lr_finder.h"
 #include "harness/techniques/registry.h"
@@ -169,6 +170,10 @@ int command_run_one(const RunOneArgs& args) {
 int command_run_suite(const RunSuiteArgs& args) {
   const auto suite =
       load_suite(args.suite_path, SuiteSelection{args.only, args.exclude, args.repetitions});
+  if (args.plan) {  // before the device check: a GPU suite can be looked at anywhere
+    std::printf("%s", suite_plan_text(suite, cuda_device_available()).c_str());
+    return 0;
+  }
   if (suite.device == "cuda" && !cuda_device_available()) {
     throw ConfigError(args.suite_path, "device",
                       "this suite is for \"cuda\" but no CUDA device is available on this machine; "

@@ -30,6 +30,7 @@ struct RunSuiteArgs {
   std::vector<std::string> only, exclude;
   int64_t repetitions = 0;   // 0: the suite's
   double time_budget_s = 0;  // 0: none
+  bool plan = false;         // print what would run (suite_plan_text.h), run nothing
 };
 
 // The claims registry that report and verify read unless --claims names another (relative to the

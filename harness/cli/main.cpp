@@ -1,6 +1,7 @@
 // speedbench: the command line.
 //   speedbench run-one --config FILE      train one config, append its record, print a summary
 //   speedbench run --suite FILE           run a suite's plan, each run in its own process
+//   speedbench run --suite FILE --plan    what it would run and change; runs nothing
 //   speedbench run --config FILE --nproc N   one config as N DDP worker processes
 //   speedbench report DIR                 comparisons with intervals: report.md, summary.json
 //   speedbench verify DIR                 claims -> verdicts; exit 1 if a gating claim fails
@@ -175,6 +176,17 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
           },
           "SECONDS"))
       ->needs(suite_option);
+  // What would run; the options that act on running or on results would be ignored with it.
+  command
+      ->add_flag("--plan", args.plan,
+                 "Print each workload's variants, what each changes against its baseline and the "
+                 "number of runs; run nothing")
+      ->needs(suite_option)
+      ->excludes("--resume")
+      ->excludes("--against")
+      ->excludes("--time-budget")
+      ->excludes("--out")
+      ->excludes("--data-root");
   return command;
 }
 

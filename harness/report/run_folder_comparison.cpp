@@ -1,12 +1,12 @@
 #include "harness/report/run_folder_comparison.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
 #include <utility>
 
+#include "harness/config/config_changes.h"
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/results/environment_identity.h"
@@ -122,24 +122,9 @@ std::vector<std::string> config_differences(const nlohmann::json& before_config,
   auto after = with_current_defaults(after_config);
   before.erase("seed");
   after.erase("seed");
-  std::set<std::string> fields;
-  for (const auto& operation : nlohmann::json::diff(before, after)) {
-    std::string path = operation.at("path").get<std::string>();
-    // "/model/widths/1" -> "model.widths": an array is one field.
-    while (!path.empty()) {
-      const auto slash = path.rfind('/');
-      const std::string last = path.substr(slash + 1);
-      const bool index = !last.empty() && std::all_of(last.begin(), last.end(), [](char ch) {
-        return std::isdigit(static_cast<unsigned char>(ch)) != 0;
-      });
-      if (!index) break;
-      path.erase(slash);
-    }
-    if (!path.empty() && path.front() == '/') path.erase(0, 1);
-    std::replace(path.begin(), path.end(), '/', '.');
-    fields.insert(path);
-  }
-  return {fields.begin(), fields.end()};
+  std::vector<std::string> fields;
+  for (const auto& change : config_field_changes(before, after)) fields.push_back(change.field);
+  return fields;
 }
 
 std::vector<IdentityDifference> identity_differences(const IdentityValueCounts& before_values,
