@@ -36,11 +36,8 @@ std::string why_not_applicable(const TrainConfig& config) {
   if (config.device == "cuda" && !cuda_device_available()) {
     return "device \"cuda\" requested, but no CUDA device is available on this machine";
   }
-  for (const auto& id : enabled_techniques(config)) {
-    const auto reason = not_applicable_reason(*find_technique(id), config);
-    if (!reason.empty()) return reason;
-  }
-  return amp_not_applicable_reason(config);
+  const auto reason = enabled_techniques_not_applicable_reason(config);
+  return reason.empty() ? amp_not_applicable_reason(config) : reason;
 }
 
 bool is_out_of_memory(const std::string& message) {

@@ -1,6 +1,5 @@
 #include "harness/suite/suite_plan_text.h"
 
-#include <algorithm>
 #include <map>
 
 #include "harness/config/config_changes.h"
@@ -10,17 +9,6 @@
 namespace speedbench {
 
 namespace {
-
-// Why this machine cannot run `config` ("" when it can), by the devices and data placement its
-// techniques need: the checks a run makes before it starts, less the bf16 kernel probe (it trains
-// a step). A cuda suite on a machine without a GPU is said once, for the whole suite.
-std::string not_applicable_here(const TrainConfig& config) {
-  for (const auto& id : enabled_techniques(config)) {
-    const auto reason = not_applicable_reason(*find_technique(id), config);
-    if (!reason.empty()) return reason;
-  }
-  return "";
-}
 
 const SuiteVariant* find_variant(const Suite& suite, const std::string& workload,
                                  const std::string& name) {
@@ -33,8 +21,10 @@ const SuiteVariant* find_variant(const Suite& suite, const std::string& workload
 // "  amp (vs baseline)" and the config fields it changes against that baseline, one a line; a
 // variant compared more than once (leave_one_out's all_on) has a heading for each comparison,
 // and one compared under another label says it ("baseline (debug_off: vs without_debug_off)").
+// Applicability is judged as a run judges it before it starts, less the bf16 kernel probe (it
+// trains a step); a cuda suite on a machine without a GPU is said once, for the whole suite.
 std::string variant_lines(const Suite& suite, const SuiteVariant& variant) {
-  const auto reason = not_applicable_here(variant.config);
+  const auto reason = enabled_techniques_not_applicable_reason(variant.config);
   const std::string heading_end = (reason.empty() ? "" : ": not applicable here, " + reason) + "\n";
   std::string text;
   for (const auto& comparison : suite.comparisons) {

@@ -138,4 +138,12 @@ std::string not_applicable_reason(const TechniqueInfo& info, const TrainConfig& 
   return "";
 }
 
+std::string enabled_techniques_not_applicable_reason(const TrainConfig& config) {
+  for (const auto& id : enabled_techniques(config)) {
+    const auto reason = not_applicable_reason(*find_technique(id), config);
+    if (!reason.empty()) return reason;
+  }
+  return "";
+}
+
 }  // namespace speedbench

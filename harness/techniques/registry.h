@@ -34,4 +34,7 @@ std::vector<std::string> enabled_techniques(const TrainConfig& config);
 // Why technique `info` cannot run in `config` ("" when it can): its device, or its data placement.
 std::string not_applicable_reason(const TechniqueInfo& info, const TrainConfig& config);
 
+// The first such reason among the techniques `config` turns on ("" when each of them can run).
+std::string enabled_techniques_not_applicable_reason(const TrainConfig& config);
+
 }  // namespace speedbench
