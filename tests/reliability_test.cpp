@@ -19,6 +19,7 @@
 #include "harness/measure/thread_oversubscription.h"
 #include "harness/measure/usable_cpu_cores.h"
 #include "harness/results/records_file.h"
+#include "tests/cli_fixtures.h"
 #include "tests/test_support.h"
 
 extern char** environ;
@@ -26,6 +27,7 @@ extern char** environ;
 namespace speedbench {
 namespace {
 
+using testing::only_run_folder;
 using testing::run_command;
 using testing::TempDir;
 using testing::write_text;
@@ -36,15 +38,6 @@ const std::string kSpeedbench = testing::speedbench_executable();
 const char* kTinyBase =
     R"("base": {"model": {"arch": "row_rnn", "hidden": 16}, "batch_size": 32, "max_steps": 6,
     "warmup_steps": 1, "progress_every_s": 0, "threads": 1, "data": {"train_samples": 256, "test_samples": 64}})";
-
-std::filesystem::path only_run_folder(const std::filesystem::path& suite_root) {
-  std::vector<std::filesystem::path> with_plan;
-  for (const auto& entry : std::filesystem::directory_iterator(suite_root)) {
-    if (std::filesystem::exists(entry.path() / "plan.json")) with_plan.push_back(entry.path());
-  }
-  EXPECT_EQ(with_plan.size(), 1u);
-  return with_plan.empty() ? suite_root : with_plan.front();
-}
 
 TEST(CrashIsolationTest, SegfaultAbortOomAndDivergenceAreRecordedAndTheSuiteGoesOn) {
   TempDir dir;
