@@ -314,6 +314,7 @@ FolderComparison compare_folders(const Results& before, const Results& after,
   c.identity_differences = identity_differences(before_identity, after_identity);
   c.identity_keys_only_before = identity_keys_missing_from(before_identity, after_identity);
   c.identity_keys_only_after = identity_keys_missing_from(after_identity, before_identity);
+  c.machine_speed = compare_machine_speed(before, after);
 
   const auto before_samples = samples_of(before, metric);
   const auto after_samples = samples_of(after, metric);

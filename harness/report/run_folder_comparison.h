@@ -6,7 +6,9 @@
 //     the effect changed, (after's ratio) / (before's ratio), with its own interval: does the
 //     speedup hold on the other machine?
 //   - the machine and build keys on which the two folders differ (environment_identity.h), and
-//     per variant the config fields that differ: what the ratios compare besides time.
+//     per variant the config fields that differ: what the ratios compare besides time;
+//   - the machines' speed as the runs measured it at start-up (machine_speed.h): did the machine
+//     or the build move the variants?
 // Torch-free.
 #pragma once
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "harness/report/comparisons.h"
+#include "harness/report/machine_speed.h"
 
 namespace speedbench::report {
 
@@ -73,6 +76,7 @@ struct FolderComparison {
   // Identity keys (top level: "cpu_isa" for its flags) that one folder's records have and the
   // other's lack, written by a version that predates them: the machines may differ there unseen.
   std::vector<std::string> identity_keys_only_before, identity_keys_only_after;
+  MachineSpeedChange machine_speed;
   std::vector<VariantChange> variants;               // in BEFORE's order
   std::vector<EffectChange> effects;                 // in BEFORE's plan order
   std::vector<std::string> only_before, only_after;  // "workload/variant"

@@ -93,6 +93,33 @@ std::vector<std::string> unseen_identity_lines(const FolderComparison& c) {
   return lines;
 }
 
+// The machines' fp32 matmul peaks, set against the variants' own change: "fp32 matmul peak at
+// each run's start (512 x 512): 240 GFLOP/s before, 296 GFLOP/s after (medians of 190 and 175
+// runs), 1.23x [1.1, 1.31]; the variants' throughput after / before: median 1.34x".
+std::string machine_speed_text(const FolderComparison& c) {
+  const auto& m = c.machine_speed;
+  if (!m.peak.defined) return "not compared (" + m.reason + ")";
+  auto gflops = [](double flops_per_s) {
+    return format_number("%.4g", flops_per_s / 1e9) + " GFLOP/s";
+  };
+  std::string text =
+      "fp32 matmul peak at each run's start (" + std::to_string(m.matrix_size) + " x " +
+      std::to_string(m.matrix_size) + "): " + gflops(m.peak.baseline_median) + " before, " +
+      gflops(m.peak.variant_median) + " after (medians of " + std::to_string(m.peak.n_baseline) +
+      " and " + std::to_string(m.peak.n_variant) + " runs), " +
+      (lacks_interval(m.peak) ? no_interval_text(m.peak.interval.estimate, *c.metric)
+                              : ratio_text(m.peak.interval));
+  std::vector<double> variant_changes;
+  for (const auto& v : c.variants) {
+    if (v.change.defined) variant_changes.push_back(v.change.interval.estimate);
+  }
+  if (!variant_changes.empty()) {
+    text += "; the variants' " + c.metric->id + " after / before: median " +
+            format_number("%.3g", measure::summarize(variant_changes).median) + "x";
+  }
+  return text;
+}
+
 // The first `most` items, and how many more.
 std::string first_items(const std::vector<std::string>& items, size_t most) {
   if (items.size() <= most) return joined(items, ", ");
@@ -117,6 +144,7 @@ std::string folder_comparison_console(const FolderComparison& c) {
     }
   }
   for (const auto& unseen : unseen_identity_lines(c)) out << unseen << "\n";
+  out << "machine speed: " << machine_speed_text(c) << "\n";
   // The verdict and why, as one last cell: a reason is cut at 100 characters.
   auto verdict_cell = [](const std::string& verdict, const std::string& reason) {
     return reason.empty() ? verdict : verdict + ": " + reason.substr(0, 100);
@@ -194,6 +222,12 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     out << "\n";
   }
   for (const auto& unseen : unseen_identity_lines(c)) out << "Note: " << unseen << ".\n\n";
+  out << "## Machine speed\n\nEach run times a large matrix product with LibTorch's kernels "
+         "before it trains: another machine moves this peak, the build's own code does not, "
+         "unless the build changes how LibTorch runs (a sanitizer, another LibTorch, other "
+         "threads). Variants that moved by about what the peak moved were moved by the machine; "
+         "a peak that held while they moved points at the build. "
+      << machine_speed_text(c) << ".\n\n";
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",
                        "after median", "after / before [95% CI]", "p (U test)", "verdict",
@@ -268,6 +302,16 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
     }
     variants.push_back(j);
   }
+  const auto& speed = c.machine_speed;
+  nlohmann::json machine_speed = {{"dtype", "fp32"}, {"reason", speed.reason}};
+  if (speed.peak.defined) {
+    machine_speed["matrix_size"] = speed.matrix_size;
+    machine_speed["n_before"] = speed.peak.n_baseline;
+    machine_speed["n_after"] = speed.peak.n_variant;
+    machine_speed["before_median_flops_per_s"] = speed.peak.baseline_median;
+    machine_speed["after_median_flops_per_s"] = speed.peak.variant_median;
+    machine_speed["change"] = interval_json(speed.peak.interval);
+  }
   nlohmann::json effects = nlohmann::json::array();
   for (const auto& e : c.effects) {
     nlohmann::json j = {{"workload", e.workload}, {"label", e.label},     {"variant", e.variant},
@@ -291,6 +335,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
           {"identity_differences", identity},
           {"identity_keys_only_before", c.identity_keys_only_before},
           {"identity_keys_only_after", c.identity_keys_only_after},
+          {"machine_speed", machine_speed},
           {"variants", variants},
           {"effects", effects},
           {"only_before", c.only_before},

@@ -1,0 +1,76 @@
+#include "harness/report/machine_speed.h"
+
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace speedbench::report {
+
+namespace {
+
+// The fp32 peaks of a folder's ok runs without TF32, and the product sizes they timed.
+struct FolderPeaks {
+  std::vector<double> flops_per_s;
+  std::set<int64_t> sizes;
+};
+
+FolderPeaks fp32_peaks(const Results& results) {
+  FolderPeaks peaks;
+  for (const auto& record : results.records) {
+    if (record.status != RunStatus::kOk) continue;
+    const auto& techniques = record.config.value("techniques", nlohmann::json::object());
+    if (techniques.value("tf32", false)) continue;
+    const auto fp32 = record.metrics.matmul_peak_flops.find("fp32");
+    if (fp32 == record.metrics.matmul_peak_flops.end()) continue;
+    peaks.flops_per_s.push_back(fp32->second);
+    peaks.sizes.insert(record.metrics.matmul_peak_size);
+  }
+  return peaks;
+}
+
+std::string sizes_text(const std::set<int64_t>& sizes) {
+  std::string text;
+  for (const auto n : sizes) {
+    text += (text.empty() ? "" : ", ") + std::to_string(n) + " x " + std::to_string(n);
+  }
+  return text;
+}
+
+const MetricInfo& fp32_peak_metric() {
+  static const MetricInfo metric{"fp32_matmul_peak", "fp32 matmul peak",        "FLOP/s",
+                                 /*ratio=*/true,     /*lower_is_better=*/false, nullptr};
+  return metric;
+}
+
+}  // namespace
+
+MachineSpeedChange compare_machine_speed(const Results& before, const Results& after) {
+  MachineSpeedChange change;
+  const auto before_peaks = fp32_peaks(before);
+  const auto after_peaks = fp32_peaks(after);
+  std::string missing;
+  for (const auto& [side, peaks] :
+       {std::make_pair("before", &before_peaks), std::make_pair("after", &after_peaks)}) {
+    if (peaks->flops_per_s.empty()) {
+      missing += std::string(missing.empty() ? "" : "; ") + side +
+                 ": no ok run without TF32 measured an fp32 matmul peak";
+    }
+  }
+  if (!missing.empty()) {
+    change.reason = missing;
+    return change;
+  }
+  // A peak depends on n (512 on a CPU, 8192 on a GPU): only the same product compares.
+  if (before_peaks.sizes.size() != 1 || before_peaks.sizes != after_peaks.sizes) {
+    change.reason = "the runs timed different products: " + sizes_text(before_peaks.sizes) +
+                    " before, " + sizes_text(after_peaks.sizes) + " after";
+    return change;
+  }
+  change.matrix_size = *before_peaks.sizes.begin();
+  const std::optional<ValuePairs> unpaired;  // runs of two folders: no pairs
+  change.peak = compare_samples(before_peaks.flops_per_s, after_peaks.flops_per_s,
+                                fp32_peak_metric(), unpaired);
+  return change;
+}
+
+}  // namespace speedbench::report

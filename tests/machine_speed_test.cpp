@@ -1,0 +1,98 @@
+// `compare`'s machine speed: the fp32 matmul peaks each folder's runs timed at start-up, set side
+// by side and against the variants' own change; what is left out (runs not ok, runs with TF32),
+// and when the peaks cannot be compared.
+#include <gtest/gtest.h>
+
+#include "harness/report/machine_speed.h"
+#include "harness/report/run_folder_comparison.h"
+#include "test_support.h"
+
+namespace speedbench::report {
+namespace {
+
+// Repetition k of `variant` at `samples_per_s`, its start-up fp32 peak `peaks_gflops[k]` GFLOP/s
+// from n x n products (no peak: an old record, from before the probe).
+std::vector<Record> runs(const std::string& variant, double samples_per_s,
+                         const std::vector<double>& peaks_gflops, int64_t n = 512) {
+  std::vector<Record> records;
+  for (size_t k = 0; k < peaks_gflops.size(); ++k) {
+    auto record =
+        testing::synthetic_record("w", variant, static_cast<int64_t>(k), samples_per_s, 1000);
+    if (peaks_gflops[k] > 0) {
+      record.metrics.matmul_peak_size = n;
+      record.metrics.matmul_peak_flops = {{"fp32", peaks_gflops[k] * 1e9}};
+    }
+    records.push_back(record);
+  }
+  return records;
+}
+
+Results folder(const std::string& name, const std::vector<std::vector<Record>>& variants) {
+  Results results;
+  results.folder = name;
+  results.records_path = name + "/runs.jsonl";
+  for (const auto& records : variants)
+    results.records.insert(results.records.end(), records.begin(), records.end());
+  results.suite = "synthetic";
+  return results;
+}
+
+TEST(MachineSpeedTest, ThePeaksOfEachFoldersOkRunsWithoutTf32AreComparedAndSetAgainstTheVariants) {
+  // After: a machine 1.5x as fast, and the variants 2x as fast.
+  auto before_fast = runs("fast", 200, {100, 100, 100, 100, 100});
+  auto crashed = runs("fast", 0, {999})[0];  // a peak, then a crash: not a measurement to keep
+  crashed.status = RunStatus::kCrashed;
+  before_fast.push_back(crashed);
+  auto after_tf32 = runs("tf32", 500, {900, 900, 900, 900, 900});  // TF32 tensor cores' rate
+  for (auto& r : after_tf32) r.config["techniques"] = {{"tf32", true}};
+  const auto before = folder("before", {runs("baseline", 100, {100, 100, 100, 100, 100}),
+                                        before_fast, runs("tf32", 250, {100, 100, 100})});
+  const auto after = folder("after", {runs("baseline", 200, {150, 150, 150, 150, 150}),
+                                      runs("fast", 400, {150, 150, 150, 150, 150}), after_tf32});
+  const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
+  const auto& speed = c.machine_speed;
+  ASSERT_TRUE(speed.peak.defined) << speed.reason;
+  EXPECT_EQ(speed.matrix_size, 512);
+  EXPECT_EQ(speed.peak.n_baseline, 13);  // 5 + 5 + 3 ok runs, the crashed one left out
+  EXPECT_EQ(speed.peak.n_variant, 10);   // the TF32 runs left out
+  EXPECT_DOUBLE_EQ(speed.peak.baseline_median, 100e9);
+  EXPECT_DOUBLE_EQ(speed.peak.interval.estimate, 1.5);
+
+  const auto console = folder_comparison_console(c);
+  EXPECT_NE(console.find("machine speed: fp32 matmul peak at each run's start (512 x 512): 100 "
+                         "GFLOP/s before, 150 GFLOP/s after (medians of 13 and 10 runs), 1.5x "
+                         "[1.5, 1.5]; the variants' throughput after / before: median 2x\n"),
+            std::string::npos)
+      << console;
+  EXPECT_NE(folder_comparison_markdown(c).find("## Machine speed"), std::string::npos);
+  const auto json = folder_comparison_json(c)["machine_speed"];
+  EXPECT_EQ(json["matrix_size"], 512);
+  EXPECT_EQ(json["n_before"], 13);
+  EXPECT_DOUBLE_EQ(json["change"]["estimate"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(json["after_median_flops_per_s"].get<double>(), 150e9);
+}
+
+TEST(MachineSpeedTest, PeaksOfOldRecordsOrOfOtherProductsAreNotComparedAndItSaysWhy) {
+  const auto current = folder("current", {runs("baseline", 100, {100, 100, 100})});
+  const auto old = folder("old", {runs("baseline", 100, {0, 0, 0})});
+  const auto no_peak = compare_machine_speed(old, current);
+  EXPECT_FALSE(no_peak.peak.defined);
+  EXPECT_EQ(no_peak.reason, "before: no ok run without TF32 measured an fp32 matmul peak");
+  EXPECT_EQ(compare_machine_speed(old, old).reason,
+            "before: no ok run without TF32 measured an fp32 matmul peak; after: no ok run "
+            "without TF32 measured an fp32 matmul peak");
+
+  // A GPU's 8192 x 8192 product against a CPU's 512 x 512: rates of different work.
+  const auto gpu = folder("gpu", {runs("baseline", 100, {50000, 50000}, 8192)});
+  const auto other_product = compare_machine_speed(current, gpu);
+  EXPECT_FALSE(other_product.peak.defined);
+  EXPECT_EQ(other_product.reason,
+            "the runs timed different products: 512 x 512 before, 8192 x 8192 after");
+  EXPECT_NE(
+      folder_comparison_console(compare_folders(current, gpu, *find_metric("throughput"), 0.05))
+          .find("machine speed: not compared (the runs timed different products"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace speedbench::report
