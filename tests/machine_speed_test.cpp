@@ -10,6 +10,8 @@
 namespace speedbench::report {
 namespace {
 
+using speedbench::testing::synthetic_folder;
+
 // Repetition k of `variant` at `samples_per_s`, its start-up fp32 peak `peaks_gflops[k]` GFLOP/s
 // from n x n products (no peak: an old record, from before the probe).
 std::vector<Record> runs(const std::string& variant, double samples_per_s,
@@ -27,16 +29,6 @@ std::vector<Record> runs(const std::string& variant, double samples_per_s,
   return records;
 }
 
-Results folder(const std::string& name, const std::vector<std::vector<Record>>& variants) {
-  Results results;
-  results.folder = name;
-  results.records_path = name + "/runs.jsonl";
-  for (const auto& records : variants)
-    results.records.insert(results.records.end(), records.begin(), records.end());
-  results.suite = "synthetic";
-  return results;
-}
-
 TEST(MachineSpeedTest, ThePeaksOfEachFoldersOkRunsWithoutTf32AreComparedAndSetAgainstTheVariants) {
   // After: a machine 1.5x as fast, and the variants 2x as fast.
   auto before_fast = runs("fast", 200, {100, 100, 100, 100, 100});
@@ -45,10 +37,11 @@ TEST(MachineSpeedTest, ThePeaksOfEachFoldersOkRunsWithoutTf32AreComparedAndSetAg
   before_fast.push_back(crashed);
   auto after_tf32 = runs("tf32", 500, {900, 900, 900, 900, 900});  // TF32 tensor cores' rate
   for (auto& r : after_tf32) r.config["techniques"] = {{"tf32", true}};
-  const auto before = folder("before", {runs("baseline", 100, {100, 100, 100, 100, 100}),
-                                        before_fast, runs("tf32", 250, {100, 100, 100})});
-  const auto after = folder("after", {runs("baseline", 200, {150, 150, 150, 150, 150}),
-                                      runs("fast", 400, {150, 150, 150, 150, 150}), after_tf32});
+  const auto before = synthetic_folder("before", {runs("baseline", 100, {100, 100, 100, 100, 100}),
+                                                  before_fast, runs("tf32", 250, {100, 100, 100})});
+  const auto after =
+      synthetic_folder("after", {runs("baseline", 200, {150, 150, 150, 150, 150}),
+                                 runs("fast", 400, {150, 150, 150, 150, 150}), after_tf32});
   const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
   const auto& speed = c.machine_speed;
   ASSERT_TRUE(speed.peak.defined) << speed.reason;
@@ -73,8 +66,8 @@ TEST(MachineSpeedTest, ThePeaksOfEachFoldersOkRunsWithoutTf32AreComparedAndSetAg
 }
 
 TEST(MachineSpeedTest, PeaksOfOldRecordsOrOfOtherProductsAreNotComparedAndItSaysWhy) {
-  const auto current = folder("current", {runs("baseline", 100, {100, 100, 100})});
-  const auto old = folder("old", {runs("baseline", 100, {0, 0, 0})});
+  const auto current = synthetic_folder("current", {runs("baseline", 100, {100, 100, 100})});
+  const auto old = synthetic_folder("old", {runs("baseline", 100, {0, 0, 0})});
   const auto no_peak = compare_machine_speed(old, current);
   EXPECT_FALSE(no_peak.peak.defined);
   EXPECT_EQ(no_peak.reason, "before: no ok run without TF32 measured an fp32 matmul peak");
@@ -83,7 +76,7 @@ TEST(MachineSpeedTest, PeaksOfOldRecordsOrOfOtherProductsAreNotComparedAndItSays
             "without TF32 measured an fp32 matmul peak");
 
   // A GPU's 8192 x 8192 product against a CPU's 512 x 512: rates of different work.
-  const auto gpu = folder("gpu", {runs("baseline", 100, {50000, 50000}, 8192)});
+  const auto gpu = synthetic_folder("gpu", {runs("baseline", 100, {50000, 50000}, 8192)});
   const auto other_product = compare_machine_speed(current, gpu);
   EXPECT_FALSE(other_product.peak.defined);
   EXPECT_EQ(other_product.reason,

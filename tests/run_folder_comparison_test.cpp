@@ -12,6 +12,7 @@
 namespace speedbench::report {
 namespace {
 
+using speedbench::testing::synthetic_folder;
 using speedbench::testing::synthetic_record;
 
 // Repetition k of `variant` at throughputs[k] samples/s and `bytes` of peak memory.
@@ -25,17 +26,6 @@ std::vector<Record> runs(const std::string& variant, const std::vector<double>& 
   return records;
 }
 
-Results folder(const std::string& name, const std::vector<std::vector<Record>>& variants) {
-  Results results;
-  results.folder = name;
-  results.records_path = name + "/runs.jsonl";
-  for (const auto& records : variants)
-    results.records.insert(results.records.end(), records.begin(), records.end());
-  results.suite = "synthetic";
-  results.device = "cpu";
-  return results;
-}
-
 const VariantChange& variant_of(const FolderComparison& c, const std::string& variant) {
   for (const auto& v : c.variants) {
     if (v.variant == variant) return v;
@@ -45,10 +35,10 @@ const VariantChange& variant_of(const FolderComparison& c, const std::string& va
 
 TEST(FolderComparisonTest, ASlowerVariantRegressesAnEqualOneIsUnchangedAndEffectsAreCompared) {
   // After: the baseline runs at half the speed, the "fast" variant as before.
-  const auto before = folder("before", {runs("baseline", {100, 100, 100, 100, 100}, 1000),
-                                        runs("fast", {150, 150, 150, 150, 150}, 500)});
-  const auto after = folder("after", {runs("baseline", {50, 50, 50, 50, 50}, 1000),
-                                      runs("fast", {150, 150, 150, 150, 150}, 1000)});
+  const auto before = synthetic_folder("before", {runs("baseline", {100, 100, 100, 100, 100}, 1000),
+                                                  runs("fast", {150, 150, 150, 150, 150}, 500)});
+  const auto after = synthetic_folder("after", {runs("baseline", {50, 50, 50, 50, 50}, 1000),
+                                                runs("fast", {150, 150, 150, 150, 150}, 1000)});
   const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
   ASSERT_EQ(c.variants.size(), 2u);
   const auto& baseline = variant_of(c, "baseline");
@@ -111,8 +101,8 @@ TEST(FolderComparisonTest, TheVerdictReadsTheIntervalAgainstTheTolerance) {
 // One run a side (`run --repetitions 1`): a ratio of two single runs, whose [x, x] would read as
 // exact. Every form says it has no interval, and the console columns still line up.
 TEST(FolderComparisonTest, OneRunASideGivesARatioWithNoInterval) {
-  const auto before = folder("before", {runs("baseline", {100}), runs("fast", {150})});
-  const auto after = folder("after", {runs("baseline", {50}), runs("fast", {150})});
+  const auto before = synthetic_folder("before", {runs("baseline", {100}), runs("fast", {150})});
+  const auto after = synthetic_folder("after", {runs("baseline", {50}), runs("fast", {150})});
   const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
   ASSERT_EQ(c.effects.size(), 1u);
   EXPECT_EQ(c.effects[0].fewest_runs, 1);
@@ -143,10 +133,11 @@ TEST(FolderComparisonTest, OneRunASideGivesARatioWithNoInterval) {
   EXPECT_EQ(json["effects"][0]["no_interval"], true);
 
   // Two runs a side: an interval again.
-  const auto twice = folder("after", {runs("baseline", {50, 52}), runs("fast", {150, 151})});
-  const auto with_two =
-      compare_folders(folder("before", {runs("baseline", {100, 101}), runs("fast", {150, 149})}),
-                      twice, *find_metric("throughput"), 0.05);
+  const auto twice =
+      synthetic_folder("after", {runs("baseline", {50, 52}), runs("fast", {150, 151})});
+  const auto with_two = compare_folders(
+      synthetic_folder("before", {runs("baseline", {100, 101}), runs("fast", {150, 149})}), twice,
+      *find_metric("throughput"), 0.05);
   EXPECT_EQ(folder_comparison_json(with_two)["variants"][0]["no_interval"], false);
   EXPECT_EQ(folder_comparison_markdown(with_two).find("no interval"), std::string::npos);
 }
@@ -160,10 +151,11 @@ TEST(FolderComparisonTest, WhatCannotBeComparedSaysWhy) {
   auto crashed = runs("crashy", {0});
   crashed[0].status = RunStatus::kCrashed;
   crashed[0].message = "killed by SIGSEGV";
-  const auto before = folder("before", {runs("baseline", {100, 100, 100}), not_applicable,
-                                        runs("crashy", {90, 90, 90}), runs("gone", {1, 1, 1})});
-  const auto after = folder("after", {runs("baseline", {100, 100, 100}), not_applicable, crashed,
-                                      runs("new", {1, 1, 1})});
+  const auto before =
+      synthetic_folder("before", {runs("baseline", {100, 100, 100}), not_applicable,
+                                  runs("crashy", {90, 90, 90}), runs("gone", {1, 1, 1})});
+  const auto after = synthetic_folder("after", {runs("baseline", {100, 100, 100}), not_applicable,
+                                                crashed, runs("new", {1, 1, 1})});
   const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
   EXPECT_EQ(c.only_before, std::vector<std::string>{"w/gone"});
   EXPECT_EQ(c.only_after, std::vector<std::string>{"w/new"});
@@ -188,9 +180,9 @@ TEST(FolderComparisonTest, WhatCannotBeComparedSaysWhy) {
   for (auto& r : before_target) r.metrics.time_to_target_s = 10.0;
   after_target[0].metrics.time_to_target_s = 12.0;
   after_target[1].metrics.time_to_target_s = 11.0;
-  const auto targets =
-      compare_folders(folder("before", {before_target}), folder("after", {after_target}),
-                      *find_metric("time_to_target"), 0.05);
+  const auto targets = compare_folders(synthetic_folder("before", {before_target}),
+                                       synthetic_folder("after", {after_target}),
+                                       *find_metric("time_to_target"), 0.05);
   EXPECT_EQ(targets.variants[0].verdict, "not_compared");
   EXPECT_EQ(targets.variants[0].reason, "after: time_to_target measured in 2 of 3 ok runs");
 }
@@ -212,8 +204,9 @@ TEST(FolderComparisonTest, NamesTheMachineBuildAndConfigDifferences) {
     // A field the before records' version did not have, at its default: no difference.
     r.config["data"] = {{"on_device", false}};
   }
-  const auto c = compare_folders(folder("before", {before_runs}), folder("after", {after_runs}),
-                                 *find_metric("throughput"), 0.05);
+  const auto c =
+      compare_folders(synthetic_folder("before", {before_runs}),
+                      synthetic_folder("after", {after_runs}), *find_metric("throughput"), 0.05);
   ASSERT_EQ(c.identity_differences.size(), 1u);
   EXPECT_EQ(c.identity_differences[0].key, "host");
   EXPECT_EQ(c.identity_differences[0].before, std::vector<std::string>{"a"});
@@ -245,8 +238,8 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
     }
   }
   const auto& throughput = *find_metric("throughput");
-  const auto paired = compare_folders(folder("before", {before_runs}),
-                                      folder("after", {after_runs}), throughput, 0.05);
+  const auto paired = compare_folders(synthetic_folder("before", {before_runs}),
+                                      synthetic_folder("after", {after_runs}), throughput, 0.05);
   const auto& change = paired.variants.at(0).change;
   EXPECT_TRUE(change.paired);
   EXPECT_NEAR(change.interval.estimate, 0.9, 1e-12);
@@ -264,8 +257,8 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
 
   // Two separate runs: no partners, the ratio of medians over all the drift.
   for (auto& r : after_runs) r.run_id = "20261203-130000-2";
-  const auto separate = compare_folders(folder("before", {before_runs}),
-                                        folder("after", {after_runs}), throughput, 0.05);
+  const auto separate = compare_folders(synthetic_folder("before", {before_runs}),
+                                        synthetic_folder("after", {after_runs}), throughput, 0.05);
   EXPECT_FALSE(separate.variants[0].change.paired);
   EXPECT_NEAR(separate.variants[0].change.interval.estimate, 0.9, 1e-12);
   EXPECT_LT(separate.variants[0].change.interval.low, 0.5);
@@ -275,8 +268,8 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
   // A run without its partner (crashed on one side): no pairing, rather than a partial one.
   for (auto& r : after_runs) r.run_id = before_runs[0].run_id;
   after_runs[4].status = RunStatus::kCrashed;
-  const auto partial = compare_folders(folder("before", {before_runs}),
-                                       folder("after", {after_runs}), throughput, 0.05);
+  const auto partial = compare_folders(synthetic_folder("before", {before_runs}),
+                                       synthetic_folder("after", {after_runs}), throughput, 0.05);
   EXPECT_FALSE(partial.variants[0].change.paired);
   EXPECT_EQ(partial.variants[0].change.n_variant, 4);
   EXPECT_NE(folder_comparison_console(partial).find("intervals undercover"), std::string::npos);
@@ -309,8 +302,8 @@ TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgains
   number(before, "20261203-120000-1");
   number(after, "20261203-120000-1");
   const auto& throughput = *find_metric("throughput");
-  const auto paired =
-      compare_folders(folder("before", before), folder("after", after), throughput, 0.05);
+  const auto paired = compare_folders(synthetic_folder("before", before),
+                                      synthetic_folder("after", after), throughput, 0.05);
   ASSERT_EQ(paired.effects.size(), 1u);
   const auto& effect = paired.effects[0];
   EXPECT_TRUE(effect.paired);
@@ -325,8 +318,8 @@ TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgains
             std::string::npos);
 
   number(after, "20261203-130000-2");  // two separate runs
-  const auto separate =
-      compare_folders(folder("before", before), folder("after", after), throughput, 0.05);
+  const auto separate = compare_folders(synthetic_folder("before", before),
+                                        synthetic_folder("after", after), throughput, 0.05);
   EXPECT_FALSE(separate.effects[0].paired);
   EXPECT_NEAR(separate.effects[0].change.estimate, 1.2, 1e-12);
   EXPECT_LT(separate.effects[0].change.low, 1.0);
@@ -334,11 +327,11 @@ TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgains
 }
 
 TEST(FolderComparisonTest, FoldersWithNothingInCommonAreBadInput) {
-  const auto before = folder("before", {runs("baseline", {100})});
+  const auto before = synthetic_folder("before", {runs("baseline", {100})});
   auto other = runs("baseline", {100});
   for (auto& r : other) r.workload = "v";
   try {
-    compare_folders(before, folder("after", {other}), *find_metric("throughput"), 0.05);
+    compare_folders(before, synthetic_folder("after", {other}), *find_metric("throughput"), 0.05);
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& error) {
     EXPECT_EQ(error.file(), "after/runs.jsonl");

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/report/comparisons.h"
 #include "harness/results/record.h"
 #include "harness/results/records_file.h"
 
@@ -133,6 +134,20 @@ inline Record synthetic_record(const std::string& workload, const std::string& v
   r.metrics.final_test_accuracy = 0.9;
   r.environment = {{"host", "test"}};
   return r;
+}
+
+// A run folder `name` (its records in name/runs.jsonl) of the records of each variant in turn,
+// as compare and the report read one; no plan.
+inline report::Results synthetic_folder(const std::string& name,
+                                        const std::vector<std::vector<Record>>& variants) {
+  report::Results results;
+  results.folder = name;
+  results.records_path = name + "/runs.jsonl";
+  for (const auto& records : variants)
+    results.records.insert(results.records.end(), records.begin(), records.end());
+  results.suite = "synthetic";
+  results.device = "cpu";
+  return results;
 }
 
 // Baseline at 100 samples/s and 1000 bytes; "fast" at 140..160 samples/s and 500 bytes: a
