@@ -94,8 +94,8 @@ std::vector<std::string> unseen_identity_lines(const FolderComparison& c) {
 }
 
 // The machines' fp32 matmul peaks, set against the variants' own change: "fp32 matmul peak at
-// each run's start (512 x 512): 240 GFLOP/s before, 296 GFLOP/s after (medians of 190 and 175
-// runs), 1.23x [1.1, 1.31]; the variants' throughput after / before: median 1.34x".
+// each run's start (512 x 512): 240.1 GFLOP/s before, 296.1 GFLOP/s after (medians of 190 and
+// 175 runs), 1.23x [1.16, 1.28]; the variants' throughput after / before: median 1.35x".
 std::string machine_speed_text(const FolderComparison& c) {
   const auto& m = c.machine_speed;
   if (!m.peak.defined) return "not compared (" + m.reason + ")";
