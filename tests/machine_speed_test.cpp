@@ -1,9 +1,10 @@
-// `compare`'s machine speed: the fp32 matmul peaks each folder's runs timed at start-up, set side
-// by side and against the variants' own change; what is left out (runs not ok, runs with TF32),
-// and when the peaks cannot be compared.
+// The machine's speed as the runs timed it at start-up (their fp32 matmul peaks): `compare` sets
+// two folders' side by side and against the variants' own change, leaving out runs not ok and
+// runs with TF32, and says when the peaks cannot be compared; the report gives one folder's spread.
 #include <gtest/gtest.h>
 
 #include "harness/report/machine_speed.h"
+#include "harness/report/report_writer.h"
 #include "harness/report/run_folder_comparison.h"
 #include "test_support.h"
 
@@ -85,6 +86,23 @@ TEST(MachineSpeedTest, PeaksOfOldRecordsOrOfOtherProductsAreNotComparedAndItSays
       folder_comparison_console(compare_folders(current, gpu, *find_metric("throughput"), 0.05))
           .find("machine speed: not compared (the runs timed different products"),
       std::string::npos);
+}
+
+TEST(MachineSpeedTest, TheReportGivesTheSpreadOfTheMachinesSpeedOverItsRuns) {
+  const auto results = synthetic_folder(
+      "run", {runs("baseline", 100, {100, 200, 300}), runs("fast", 150, {400, 500, 0})});
+  const ReportInputs inputs{results, compare(results), {}, {}};
+  const auto markdown = markdown_report(inputs);
+  // The five runs with a peak: 100..500 GFLOP/s, numpy's percentiles 140 and 460.
+  EXPECT_NE(markdown.find("the fp32 matmul peak each run timed at its start (512 x 512, the MFU "
+                          "peak) had a median of 300 GFLOP/s, 10th to 90th percentile 140 GFLOP/s "
+                          "to 460 GFLOP/s, CV 53% over 5 runs"),
+            std::string::npos)
+      << markdown;
+  // Records from before the probe: nothing to say.
+  const auto old = synthetic_folder("old", {runs("baseline", 100, {0, 0}), runs("fast", 150, {0})});
+  EXPECT_EQ(markdown_report({old, compare(old), {}, {}}).find("the fp32 matmul peak"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,32 +1,10 @@
 #include "harness/report/machine_speed.h"
 
 #include <optional>
-#include <set>
-#include <vector>
 
 namespace speedbench::report {
 
 namespace {
-
-// The fp32 peaks of a folder's ok runs without TF32, and the product sizes they timed.
-struct FolderPeaks {
-  std::vector<double> flops_per_s;
-  std::set<int64_t> sizes;
-};
-
-FolderPeaks fp32_peaks(const Results& results) {
-  FolderPeaks peaks;
-  for (const auto& record : results.records) {
-    if (record.status != RunStatus::kOk) continue;
-    const auto& techniques = record.config.value("techniques", nlohmann::json::object());
-    if (techniques.value("tf32", false)) continue;
-    const auto fp32 = record.metrics.matmul_peak_flops.find("fp32");
-    if (fp32 == record.metrics.matmul_peak_flops.end()) continue;
-    peaks.flops_per_s.push_back(fp32->second);
-    peaks.sizes.insert(record.metrics.matmul_peak_size);
-  }
-  return peaks;
-}
 
 std::string sizes_text(const std::set<int64_t>& sizes) {
   std::string text;
@@ -44,10 +22,24 @@ const MetricInfo& fp32_peak_metric() {
 
 }  // namespace
 
+FolderPeaks fp32_matmul_peaks(const Results& results) {
+  FolderPeaks peaks;
+  for (const auto& record : results.records) {
+    if (record.status != RunStatus::kOk) continue;
+    const auto& techniques = record.config.value("techniques", nlohmann::json::object());
+    if (techniques.value("tf32", false)) continue;
+    const auto fp32 = record.metrics.matmul_peak_flops.find("fp32");
+    if (fp32 == record.metrics.matmul_peak_flops.end()) continue;
+    peaks.flops_per_s.push_back(fp32->second);
+    peaks.sizes.insert(record.metrics.matmul_peak_size);
+  }
+  return peaks;
+}
+
 MachineSpeedChange compare_machine_speed(const Results& before, const Results& after) {
   MachineSpeedChange change;
-  const auto before_peaks = fp32_peaks(before);
-  const auto after_peaks = fp32_peaks(after);
+  const auto before_peaks = fp32_matmul_peaks(before);
+  const auto after_peaks = fp32_matmul_peaks(after);
   std::string missing;
   for (const auto& [side, peaks] :
        {std::make_pair("before", &before_peaks), std::make_pair("after", &after_peaks)}) {

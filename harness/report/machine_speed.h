@@ -9,16 +9,25 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "harness/report/comparisons.h"
 
 namespace speedbench::report {
 
+// The fp32 peaks (FLOP/s) that a folder's ok runs without TF32 timed (a run with TF32 on times
+// its fp32 product on TF32 tensor cores), and the n of their n x n products.
+struct FolderPeaks {
+  std::vector<double> flops_per_s;
+  std::set<int64_t> sizes;
+};
+FolderPeaks fp32_matmul_peaks(const Results& results);
+
 struct MachineSpeedChange {
   int64_t matrix_size = 0;  // n of the n x n products; 0 when the folders' products differ
-  // The fp32 peak (FLOP/s) over the ok runs that measured it, without TF32 (a run with TF32 on
-  // times its fp32 product on TF32 tensor cores): baseline = BEFORE's runs, variant = AFTER's.
+  // fp32_matmul_peaks of each folder: baseline = BEFORE's runs, variant = AFTER's.
   MetricComparison peak;
   std::string reason;  // why it is not compared ("" when peak.defined)
 };

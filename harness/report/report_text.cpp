@@ -11,6 +11,10 @@ std::string format_number(const char* pattern, double value) {
   return text;
 }
 
+std::string gflops_text(double flops_per_s) {
+  return format_number("%.4g", flops_per_s / 1e9) + " GFLOP/s";
+}
+
 std::string ratio_text(const measure::Interval& interval) {
   return format_number("%.3gx", interval.estimate) + " [" + format_number("%.3g", interval.low) +
          ", " + format_number("%.3g", interval.high) + "]";

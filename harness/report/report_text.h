@@ -12,6 +12,9 @@ namespace speedbench::report {
 // `value` printed with a printf `pattern` such as "%.3g".
 std::string format_number(const char* pattern, double value);
 
+// "296.1 GFLOP/s": a FLOP rate, 4 significant digits.
+std::string gflops_text(double flops_per_s);
+
 // "1.42x [1.35, 1.50]": a ratio with its interval.
 std::string ratio_text(const measure::Interval& interval);
 

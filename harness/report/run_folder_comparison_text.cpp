@@ -99,14 +99,11 @@ std::vector<std::string> unseen_identity_lines(const FolderComparison& c) {
 std::string machine_speed_text(const FolderComparison& c) {
   const auto& m = c.machine_speed;
   if (!m.peak.defined) return "not compared (" + m.reason + ")";
-  auto gflops = [](double flops_per_s) {
-    return format_number("%.4g", flops_per_s / 1e9) + " GFLOP/s";
-  };
   std::string text =
       "fp32 matmul peak at each run's start (" + std::to_string(m.matrix_size) + " x " +
-      std::to_string(m.matrix_size) + "): " + gflops(m.peak.baseline_median) + " before, " +
-      gflops(m.peak.variant_median) + " after (medians of " + std::to_string(m.peak.n_baseline) +
-      " and " + std::to_string(m.peak.n_variant) + " runs), " +
+      std::to_string(m.matrix_size) + "): " + gflops_text(m.peak.baseline_median) + " before, " +
+      gflops_text(m.peak.variant_median) + " after (medians of " +
+      std::to_string(m.peak.n_baseline) + " and " + std::to_string(m.peak.n_variant) + " runs), " +
       (lacks_interval(m.peak) ? no_interval_text(m.peak.interval.estimate, *c.metric)
                               : ratio_text(m.peak.interval));
   std::vector<double> variant_changes;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "harness/measure/thread_oversubscription.h"
+#include "harness/report/machine_speed.h"
 #include "harness/report/markdown_sections.h"
 #include "harness/report/report_text.h"
 
@@ -100,6 +101,30 @@ std::string variant_tables(const Results& results) {
   return out.str();
 }
 
+namespace {
+
+// How much the machine's own speed moved from run to run, by the fp32 matmul peak each run timed
+// at its start; "" with fewer than 2 such runs, or products of more than one size.
+std::string machine_speed_spread(const Results& results) {
+  const auto peaks = fp32_matmul_peaks(results);
+  if (peaks.flops_per_s.size() < 2 || peaks.sizes.size() != 1) return "";
+  const auto spread = measure::summarize(peaks.flops_per_s);
+  const auto n = std::to_string(*peaks.sizes.begin());
+  return "\nThe machine's own speed from run to run: the fp32 matmul peak each run timed at its "
+         "start (" +
+         n + " x " + n + ", the MFU peak) had a median of " + gflops_text(spread.median) +
+         ", 10th to 90th percentile " + gflops_text(spread.p10) + " to " + gflops_text(spread.p90) +
+         ", CV " + format_number("%.0f%%", 100 * spread.cv) + " over " +
+         std::to_string(spread.count) +
+         " runs (each peak is a few milliseconds of products, so the spread holds the probe's "
+         "own noise too). A machine whose speed moves widens every throughput interval: "
+         "interleaved repetitions keep its drift out of the ratios, not its spread out of their "
+         "intervals. "
+         "`speedbench compare` sets this peak against another folder's.\n";
+}
+
+}  // namespace
+
 std::string health_section(const ReportInputs& in) {
   std::ostringstream runs;
   int flagged = 0;
@@ -151,6 +176,7 @@ std::string health_section(const ReportInputs& in) {
          "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown).\n";
   if (flagged > 0)
     out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
+  out << machine_speed_spread(in.results);
   if (!few.str().empty()) {
     out << "\nFewer than " << kMinRunsPerSide
         << " runs on a side: the Mann-Whitney U test cannot reach p < 0.05 reliably (with 3 vs 3 "
