@@ -38,7 +38,9 @@ Record full_record() {
   m.measured_steps = 2;
   m.samples_trained = 896;
   m.step_ms = {90.5, 91.25};
-  m.step_losses = {2.3, 2.1, 1.9, 1.7, 1.6, 1.5, 1.45};
+  // Losses as a run has them: float32 values (2.3f is 2.2999999523162842 as a double).
+  for (const float loss : {2.3f, 2.1f, 1.9f, 1.7f, 1.6f, 1.5f, 1.45f})
+    m.step_losses.push_back(loss);
   m.data_wait_ms_total = 1.5;
   m.samples_per_s = 1400.25;
   m.train_wall_s = 1.75;
@@ -78,6 +80,14 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(record_to_json(back), json);
   EXPECT_EQ(back.status, RunStatus::kDiverged);
   EXPECT_EQ(back.metrics.step_losses, original.metrics.step_losses);
+  // Written at float precision: "2.3", not "2.299999952316284".
+  EXPECT_NE(json.dump().find("\"step_losses\":[2.3,2.1,1.9,1.7,1.6,1.5,1.45]"), std::string::npos)
+      << json["metrics"]["step_losses"].dump();
+  // Records written before, with every double's 17 digits, read as the same losses.
+  auto long_form = nlohmann::json::parse(json.dump());
+  long_form["metrics"]["step_losses"] = original.metrics.step_losses;
+  ASSERT_NE(long_form.dump().find("2.299999952316284"), std::string::npos);
+  EXPECT_EQ(record_from_json(long_form).metrics.step_losses, original.metrics.step_losses);
   EXPECT_EQ(*back.metrics.time_to_target_s, 1.25);
   EXPECT_EQ(back.metrics.curve.size(), 2u);
   EXPECT_EQ(back.metrics.curve[1].test_accuracy, 0.5);

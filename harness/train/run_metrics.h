@@ -40,7 +40,9 @@ struct RunMetrics {
   int64_t samples_trained = 0;             // examples seen by training, warmup included
   std::vector<double> step_ms;             // per measured step: data wait + forward/backward/step
   std::string step_timing = "host_clock";  // how step_ms was taken: host_clock | cuda_events
-  std::vector<double> step_losses;         // training loss of every step (warmup included)
+  // Training loss of every step (warmup included), at the float32 precision of the loss tensors
+  // (a record writes and reads them at that precision).
+  std::vector<double> step_losses;
   std::vector<double> step_lrs;      // learning rate of every step (schedule and warmup applied)
   double data_wait_ms_total = 0;     // time spent waiting on the data loader (measured steps)
   double samples_per_s = 0;          // measured samples / measured step time (all ranks together)

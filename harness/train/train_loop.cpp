@@ -185,7 +185,7 @@ bool TrainingRun::take_losses(const std::vector<double>& losses) {
                     : ""));
       return false;
     }
-    m_.step_losses.push_back(loss);
+    m_.step_losses.push_back(static_cast<float>(loss));  // as the record keeps it
     m_.final_train_loss = loss;
     loss_since_eval_ += loss;
     losses_since_eval_ += 1;
