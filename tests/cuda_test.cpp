@@ -22,6 +22,7 @@
 #include "harness/techniques/zero_grad.h"
 #include "harness/train/evaluate.h"
 #include "harness/train/optimizer_factory.h"
+#include "harness/train/train_batches.h"
 #include "harness/train/train_loop.h"
 
 namespace speedbench {
@@ -180,6 +181,37 @@ TEST(CudaDataOnDeviceTest, BatchesAreGatheredOnTheDeviceAndEqualTheHostOnes) {
   EXPECT_TRUE(batch.target.is_cuda());
   EXPECT_TRUE(torch::equal(batch.data.cpu(), expected.data));
   EXPECT_TRUE(torch::equal(batch.target.cpu(), expected.target));
+}
+
+// Tip 2 as PyTorch's DataLoader does it: the thread that assembles a batch (a worker, with
+// workers) pins it, so the training thread only queues the asynchronous copy.
+TEST(CudaPinMemoryTest, TheRunsLoaderServesPinnedBatchesEqualToThePageableOnes) {
+  SKIP_WITHOUT_GPU();
+  auto batches = [](int64_t workers, bool pin) {
+    const auto config =
+        train_config_from_json({{"data", {{"train_samples", 256}, {"augment", true}}},
+                                {"batch_size", 64},
+                                {"techniques", {{"loader_workers", workers}, {"pin_memory", pin}}}},
+                               "t");
+    auto workload = build_workload(config);
+    auto train_batches = make_train_batches(workload, config, /*rank=*/0, /*world_size=*/1);
+    std::vector<torch::data::Example<>> out;
+    for (auto& batch : *train_batches.loader) out.push_back(batch);
+    return out;
+  };
+  const auto pageable = batches(0, false);
+  ASSERT_EQ(pageable.size(), 4u);
+  for (int64_t workers : {0, 2}) {
+    const auto pinned = batches(workers, true);
+    ASSERT_EQ(pinned.size(), pageable.size());
+    for (size_t i = 0; i < pinned.size(); ++i) {
+      EXPECT_FALSE(pageable[i].data.is_pinned());
+      EXPECT_TRUE(pinned[i].data.is_pinned()) << workers << " workers, batch " << i;
+      EXPECT_TRUE(pinned[i].target.is_pinned()) << workers << " workers, batch " << i;
+      EXPECT_TRUE(torch::equal(pinned[i].data, pageable[i].data));
+      EXPECT_TRUE(torch::equal(pinned[i].target, pageable[i].target));
+    }
+  }
 }
 
 TEST(CudaTrainTest, EveryGpuOnlyTechniqueTrainsToAnOkRecord) {

@@ -80,7 +80,11 @@ torch::data::Example<> BatchDataset::get_batch(c10::ArrayRef<size_t> indices) {
   uint64_t seed = transform_.seed * 0x9E3779B97F4A7C15ULL;
   for (auto row : indices) seed = (seed ^ row) * 0x100000001B3ULL;
   auto batch = gather(rows);
-  return {finish_inputs(batch.data, transform_.augment, seed), batch.target};
+  auto inputs = finish_inputs(batch.data, transform_.augment, seed);
+  if (transform_.pin_memory && !transform_.on_device) {
+    return {inputs.pin_memory(), batch.target.pin_memory()};
+  }
+  return {inputs, batch.target};
 }
 
 torch::data::Example<> BatchDataset::slice(int64_t begin, int64_t count) const {

@@ -1,9 +1,9 @@
 // The LibTorch dataset that serves whole batches to torch::data's DataLoader: it gathers the
 // requested rows of an ExampleSet into a host buffer (pixels scaled to [0,1]), turns the buffer
 // into a tensor (copied, or wrapped without a copy: tip 12), then optionally augments and
-// normalizes (tip 17) images. With `on_device` the ExampleSet is on the run's device and the rows
-// are gathered and scaled there instead, by index_select: no host batch at all. Read-only after
-// construction, so DataLoader worker threads may call it concurrently.
+// normalizes (tip 17) images, and pins the batch (tip 2). With `on_device` the ExampleSet is on the
+// run's device and the rows are gathered and scaled there instead, by index_select: no host batch
+// at all. Read-only after construction, so DataLoader worker threads may call it concurrently.
 #pragma once
 
 #include <torch/data/datasets/base.h>
@@ -22,6 +22,10 @@ struct ImageTransform {
   uint64_t seed = 0;              // augmentation seed (mixed with the batch's indices)
   bool wrap_host_buffer = false;  // tip 12: from_blob the host batch instead of copying it
   bool on_device = false;         // data.on_device: gather on the examples' device
+  // Tip 2: get_batch copies each batch into page-locked memory, on the thread that assembles it
+  // (a loader worker when there are workers, as PyTorch's pin-memory thread keeps it off the
+  // training loop). Needs CUDA. Evaluation's slices stay pageable.
+  bool pin_memory = false;
 };
 
 class BatchDataset

@@ -13,11 +13,13 @@ TrainBatches make_train_batches(const Workload& workload, const TrainConfig& con
   TrainBatches batches;
   batches.steps_per_epoch =
       steps_per_epoch(workload.data.train.size(), config.batch_size, world_size);
-  batches.loader = torch::data::make_data_loader(
-      data::BatchDataset(workload.data.train, workload.transform), std::move(sampler),
-      torch::data::DataLoaderOptions(config.batch_size)
-          .drop_last(true)
-          .workers(config.techniques.loader_workers));
+  auto transform = workload.transform;
+  transform.pin_memory = config.techniques.pin_memory;  // on the thread that makes the batch
+  batches.loader = torch::data::make_data_loader(data::BatchDataset(workload.data.train, transform),
+                                                 std::move(sampler),
+                                                 torch::data::DataLoaderOptions(config.batch_size)
+                                                     .drop_last(true)
+                                                     .workers(config.techniques.loader_workers));
   return batches;
 }
 

@@ -1,7 +1,8 @@
 // The training batches of one run: `batch_size` examples at a time from this rank's shard of a
 // permutation drawn per epoch (harness/distributed/sharded_sampler.h), the last partial batch
-// dropped, assembled and augmented by `techniques.loader_workers` threads (tip 2) that work
-// ahead of the training thread, or by the training thread itself with 0 workers.
+// dropped, assembled, augmented and (with `techniques.pin_memory`) pinned by
+// `techniques.loader_workers` threads (tip 2) that work ahead of the training thread, or by the
+// training thread itself with 0 workers.
 #pragma once
 
 #include <torch/data/dataloader.h>

@@ -125,16 +125,11 @@ void TrainingRun::set_step_learning_rate() {
   }
 }
 
-// Host -> device (tip 2: pinned memory and an asynchronous copy).
+// Host -> device (tip 2: the loader pinned the batch, so the copy can be asynchronous).
 std::pair<torch::Tensor, torch::Tensor> TrainingRun::batch_to_device(
     const torch::data::Example<>& batch) {
-  auto host_inputs = batch.data, host_targets = batch.target;
-  if (tech_.pin_memory) {
-    host_inputs = host_inputs.pin_memory();
-    host_targets = host_targets.pin_memory();
-  }
-  auto inputs = host_inputs.to(device_, /*non_blocking=*/tech_.pin_memory);
-  auto targets = host_targets.to(device_, /*non_blocking=*/tech_.pin_memory);
+  auto inputs = batch.data.to(device_, /*non_blocking=*/tech_.pin_memory);
+  auto targets = batch.target.to(device_, /*non_blocking=*/tech_.pin_memory);
   if (tech_.channels_last) inputs = channels_last_input(inputs);
   return {inputs, targets};
 }
