@@ -1,5 +1,6 @@
 #include "harness/cli/commands.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -212,11 +213,15 @@ int command_list() {
   std::printf("  row_rnn    LSTM/GRU reading an image row by row, on fashion_mnist or synthetic\n");
   std::printf("  char_lm    character-level LSTM/GRU language model on fortunes\n\n");
   std::printf("Techniques (TIPS.md):\n");
-  std::printf("  %-17s %-4s %-9s %-12s %s\n", "id", "tip", "devices", "status", "claim source");
+  int id_width = 2;  // the longest id's
+  for (const auto& t : technique_registry())
+    id_width = std::max(id_width, static_cast<int>(t.id.size()));
+  std::printf("  %-*s %-4s %-9s %-12s %s\n", id_width, "id", "tip", "devices", "status",
+              "claim source");
   for (const auto& t : technique_registry()) {
     std::string devices;
     for (const auto& d : t.devices) devices += (devices.empty() ? "" : ",") + d;
-    std::printf("  %-17s %-4s %-9s %-12s %s\n", t.id.c_str(),
+    std::printf("  %-*s %-4s %-9s %-12s %s\n", id_width, t.id.c_str(),
                 t.tip > 0 ? std::to_string(t.tip).c_str() : "-", devices.c_str(),
                 t.implemented ? "implemented" : "planned", t.source.c_str());
   }
