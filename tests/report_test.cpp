@@ -217,6 +217,36 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
   EXPECT_EQ(json["comparisons"][0]["claims"][0]["threshold"], 1.3);
 }
 
+// Tip 2's mechanism in the report: the training thread's wait for its batches, per measured
+// (post-warmup) step, compared as step time is; a run with no measured step has none.
+TEST(ReportTest, TheBatchWaitIsPerMeasuredStepAndComparedAsARatio) {
+  TempDir dir;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto baseline = synthetic_record("w", "baseline", rep, 100, 1000);
+    auto workers = synthetic_record("w", "loader_workers", rep, 100, 1000);
+    baseline.metrics.measured_steps = workers.metrics.measured_steps = 8;
+    baseline.metrics.data_wait_ms_total = 4.0;  // 0.5 ms a step
+    workers.metrics.data_wait_ms_total = 0.4;   // 0.05 ms a step
+    append_record(dir.file("runs.jsonl"), baseline);
+    append_record(dir.file("runs.jsonl"), workers);
+  }
+  auto unmeasured = synthetic_record("w", "baseline", 5, 100, 1000);
+  unmeasured.metrics.data_wait_ms_total = 3.0;  // during warmup: measured_steps 0
+  EXPECT_FALSE(find_metric("data_wait")->value(unmeasured).has_value());
+
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  const auto* wait = comparisons.at(0).metric("data_wait");
+  ASSERT_NE(wait, nullptr);
+  EXPECT_DOUBLE_EQ(wait->baseline_median, 0.5);
+  EXPECT_DOUBLE_EQ(wait->variant_median, 0.05);
+  EXPECT_DOUBLE_EQ(wait->interval.estimate, 0.1);
+  const auto markdown = markdown_report({results, comparisons, {}, {}});
+  EXPECT_NE(markdown.find("| batch wait per step |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| 0.500 |"), std::string::npos) << markdown;  // the variant tables
+  EXPECT_NE(markdown.find("| 0.050 |"), std::string::npos) << markdown;
+}
+
 // A `run --against` folder holds the second build's records in against/: the report of the
 // folder says it covers this build only and how to see the other.
 TEST(ReportTest, TheReportOfARunAgainstFolderSaysWhereTheSecondBuildIs) {

@@ -35,6 +35,15 @@ std::vector<MetricInfo> build_metrics() {
        [](const Record& r) { return positive(r.metrics.mfu); }},
       {"step_time", "median step", "ms", true, true,
        [](const Record& r) { return positive(measure::summarize(r.metrics.step_ms).median); }},
+      // Tip 2's mechanism: how long the training thread waited for each batch (assembling it
+      // itself without workers); measured steps only, as throughput.
+      {"data_wait", "batch wait per step", "ms", true, true,
+       [](const Record& r) {
+         return r.metrics.measured_steps > 0
+                    ? positive(r.metrics.data_wait_ms_total /
+                               static_cast<double>(r.metrics.measured_steps))
+                    : std::nullopt;
+       }},
       {"peak_bytes", "peak memory (training)", "bytes", true, true,
        [](const Record& r) {
          return positive(static_cast<double>(r.metrics.peak_allocated_bytes));
