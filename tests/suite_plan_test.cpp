@@ -9,6 +9,7 @@
 #include "harness/config/config_changes.h"
 #include "harness/suite/suite.h"
 #include "harness/suite/suite_plan_text.h"
+#include "harness/techniques/applicability.h"
 #include "test_support.h"
 
 namespace speedbench {
@@ -65,6 +66,24 @@ TEST(SuitePlanTextTest, ListsEachVariantWithWhatItChangesAndTheRunCount) {
   EXPECT_NE(text.find("\nrnn: 2 variants\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n10 runs (5 variants x 2)"), std::string::npos) << text;
   EXPECT_EQ(text.find("no CUDA device"), std::string::npos) << text;
+}
+
+// What this machine's kernels decide (bf16 RNNs on a CPU: a probe) the plan says as the run
+// would: not applicable with the run's reason where the probe fails, nothing where it passes.
+TEST(SuitePlanTextTest, ABf16RnnVariantIsJudgedByThisMachinesKernelProbeAsTheRunWouldBe) {
+  for (const std::string cell : {"lstm", "gru"}) {
+    auto json = plan_suite_json("cpu");
+    json["workloads"][1]["config"]["model"]["cell"] = cell;
+    const auto suite = suite_from_json(json, "s.json");
+    const auto text = suite_plan_text(suite, /*cuda_available=*/false);
+    const auto* amp_variant = &suite.variants.at(4);
+    ASSERT_EQ(amp_variant->workload + "/" + amp_variant->name, "rnn/amp");
+    const auto reason = techniques_not_applicable_here(amp_variant->config);
+    const auto heading = "\nrnn: 2 variants\n  baseline\n  amp (vs baseline)" +
+                         (reason.empty() ? "" : ": not applicable here, " + reason) + "\n";
+    EXPECT_NE(text.find(heading), std::string::npos) << cell << " (probe: \"" << reason << "\")\n"
+                                                     << text;
+  }
 }
 
 TEST(SuitePlanTextTest, ACudaSuiteOnAMachineWithoutAGpuSaysOnceThatItDoesNotRunHere) {

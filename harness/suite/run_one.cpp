@@ -9,7 +9,7 @@
 #include "harness/distributed/process_group.h"
 #include "harness/measure/machine_state.h"
 #include "harness/results/environment.h"
-#include "harness/techniques/amp.h"
+#include "harness/techniques/applicability.h"
 #include "harness/techniques/registry.h"
 
 namespace speedbench {
@@ -36,8 +36,7 @@ std::string why_not_applicable(const TrainConfig& config) {
   if (config.device == "cuda" && !cuda_device_available()) {
     return "device \"cuda\" requested, but no CUDA device is available on this machine";
   }
-  const auto reason = enabled_techniques_not_applicable_reason(config);
-  return reason.empty() ? amp_not_applicable_reason(config) : reason;
+  return techniques_not_applicable_here(config);
 }
 
 bool is_out_of_memory(const std::string& message) {

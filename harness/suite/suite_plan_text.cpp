@@ -4,7 +4,7 @@
 
 #include "harness/config/config_changes.h"
 #include "harness/config/config_loader.h"
-#include "harness/techniques/registry.h"
+#include "harness/techniques/applicability.h"
 
 namespace speedbench {
 
@@ -21,10 +21,10 @@ const SuiteVariant* find_variant(const Suite& suite, const std::string& workload
 // "  amp (vs baseline)" and the config fields it changes against that baseline, one a line; a
 // variant compared more than once (leave_one_out's all_on) has a heading for each comparison,
 // and one compared under another label says it ("baseline (debug_off: vs without_debug_off)").
-// Applicability is judged as a run judges it before it starts, less the bf16 kernel probe (it
-// trains a step); a cuda suite on a machine without a GPU is said once, for the whole suite.
+// Applicability is judged as a run judges it before it starts (the bf16 kernel probe included);
+// a cuda suite on a machine without a GPU is said once, for the whole suite.
 std::string variant_lines(const Suite& suite, const SuiteVariant& variant) {
-  const auto reason = enabled_techniques_not_applicable_reason(variant.config);
+  const auto reason = techniques_not_applicable_here(variant.config);
   const std::string heading_end = (reason.empty() ? "" : ": not applicable here, " + reason) + "\n";
   std::string text;
   for (const auto& comparison : suite.comparisons) {
@@ -64,9 +64,9 @@ std::string suite_plan_text(const Suite& suite, bool cuda_available) {
   text += "\n" + std::to_string(suite.plan.size()) + " runs (" +
           std::to_string(suite.variants.size()) + " variants x " +
           std::to_string(suite.repetitions) +
-          "), each in a process of its own. Nothing was run (--plan). Applicability is by the "
-          "devices and data placement the techniques need; a bf16 run on a CPU also probes for "
-          "its kernels when it starts.\n";
+          "), each in a process of its own. Nothing was run (--plan). Applicability is judged "
+          "as each run judges it when it starts: by the devices and data placement its "
+          "techniques need, and for bf16 RNNs on a CPU by a probe of this machine's kernels.\n";
   return text;
 }
 
