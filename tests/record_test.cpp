@@ -38,6 +38,7 @@ Record full_record() {
   m.measured_steps = 2;
   m.samples_trained = 896;
   m.step_ms = {90.5, 91.25};
+  m.warmup_step_ms = {850.5, 95.0};
   // Losses as a run has them: float32 values (2.3f is 2.2999999523162842 as a double).
   for (const float loss : {2.3f, 2.1f, 1.9f, 1.7f, 1.6f, 1.5f, 1.45f})
     m.step_losses.push_back(loss);
@@ -96,6 +97,7 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(back.metrics.matmul_peak_flops.at("bf16"), 7.5e14);
   EXPECT_EQ(back.metrics.matmul_peak_kernel.at("fp32"), "at::mm");
   EXPECT_EQ(back.metrics.mfu, 0.125);
+  EXPECT_EQ(back.metrics.warmup_step_ms, original.metrics.warmup_step_ms);
 }
 
 TEST(RecordTest, APeakRecordedBeforeItNamedItsKernelStillReads) {
@@ -108,14 +110,15 @@ TEST(RecordTest, APeakRecordedBeforeItNamedItsKernelStillReads) {
 
 TEST(RecordTest, ARecordFromBeforeTheGpuFieldsStillReads) {
   auto json = record_to_json(full_record());
-  for (const auto* key :
-       {"step_timing", "peak_reserved_bytes", "device_syncs", "matmul_peak", "mfu"}) {
+  for (const auto* key : {"step_timing", "peak_reserved_bytes", "device_syncs", "matmul_peak",
+                          "mfu", "warmup_step_ms"}) {
     json["metrics"].erase(key);
   }
   const auto back = record_from_json(json);
   EXPECT_EQ(back.metrics.step_timing, "host_clock");
   EXPECT_FALSE(back.metrics.device_syncs.has_value());
   EXPECT_EQ(back.metrics.mfu, 0.0);
+  EXPECT_TRUE(back.metrics.warmup_step_ms.empty());
 }
 
 TEST(RecordTest, MissingTargetIsNullAndStaysUnset) {

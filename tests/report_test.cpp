@@ -218,8 +218,9 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
 }
 
 // Tip 2's mechanism in the report: the training thread's wait for its batches, per measured
-// (post-warmup) step, compared as step time is; a run with no measured step has none.
-TEST(ReportTest, TheBatchWaitIsPerMeasuredStepAndComparedAsARatio) {
+// (post-warmup) step, compared as step time is; a run with no measured step has none. And the
+// first (warmup) step, where one-time costs such as cuDNN's autotuning land.
+TEST(ReportTest, TheBatchWaitPerMeasuredStepAndTheFirstStepAreComparedAsRatios) {
   TempDir dir;
   for (int rep = 0; rep < 5; ++rep) {
     auto baseline = synthetic_record("w", "baseline", rep, 100, 1000);
@@ -227,12 +228,15 @@ TEST(ReportTest, TheBatchWaitIsPerMeasuredStepAndComparedAsARatio) {
     baseline.metrics.measured_steps = workers.metrics.measured_steps = 8;
     baseline.metrics.data_wait_ms_total = 4.0;  // 0.5 ms a step
     workers.metrics.data_wait_ms_total = 0.4;   // 0.05 ms a step
+    baseline.metrics.warmup_step_ms = {40.0, 10.0};
+    workers.metrics.warmup_step_ms = {400.0, 10.0};
     append_record(dir.file("runs.jsonl"), baseline);
     append_record(dir.file("runs.jsonl"), workers);
   }
   auto unmeasured = synthetic_record("w", "baseline", 5, 100, 1000);
   unmeasured.metrics.data_wait_ms_total = 3.0;  // during warmup: measured_steps 0
   EXPECT_FALSE(find_metric("data_wait")->value(unmeasured).has_value());
+  EXPECT_FALSE(find_metric("first_step")->value(unmeasured).has_value());  // no warmup step kept
 
   const auto results = load_results(dir.path().string());
   const auto comparisons = compare(results);
@@ -241,10 +245,13 @@ TEST(ReportTest, TheBatchWaitIsPerMeasuredStepAndComparedAsARatio) {
   EXPECT_DOUBLE_EQ(wait->baseline_median, 0.5);
   EXPECT_DOUBLE_EQ(wait->variant_median, 0.05);
   EXPECT_DOUBLE_EQ(wait->interval.estimate, 0.1);
+  EXPECT_DOUBLE_EQ(comparisons.at(0).metric("first_step")->interval.estimate, 10.0);
   const auto markdown = markdown_report({results, comparisons, {}, {}});
   EXPECT_NE(markdown.find("| batch wait per step |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| 0.500 |"), std::string::npos) << markdown;  // the variant tables
   EXPECT_NE(markdown.find("| 0.050 |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| first step |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| 400.0 |"), std::string::npos) << markdown;
 }
 
 // A `run --against` folder holds the second build's records in against/: the report of the

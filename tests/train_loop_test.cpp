@@ -57,6 +57,8 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   EXPECT_EQ(m.steps, 16);
   EXPECT_EQ(m.measured_steps, 14);  // warmup excluded
   EXPECT_EQ(m.step_ms.size(), 14u);
+  ASSERT_EQ(m.warmup_step_ms.size(), 2u);  // ...but kept apart: the first step's one-time costs
+  EXPECT_GT(m.warmup_step_ms.front(), 0.0);
   EXPECT_EQ(m.samples_trained, 16 * 64);
   EXPECT_EQ(m.curve.size(), 4u);  // every 4 steps
   EXPECT_EQ(m.curve.front().step, 4);

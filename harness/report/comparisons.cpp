@@ -35,6 +35,13 @@ std::vector<MetricInfo> build_metrics() {
        [](const Record& r) { return positive(r.metrics.mfu); }},
       {"step_time", "median step", "ms", true, true,
        [](const Record& r) { return positive(measure::summarize(r.metrics.step_ms).median); }},
+      // One-time costs (cuDNN autotuning, a graph capture): the first step, a warmup step; a run
+      // without warmup steps (or recorded before they were kept) has none.
+      {"first_step", "first step", "ms", true, true,
+       [](const Record& r) {
+         return r.metrics.warmup_step_ms.empty() ? std::nullopt
+                                                 : positive(r.metrics.warmup_step_ms.front());
+       }},
       // Tip 2's mechanism: how long the training thread waited for each batch (assembling it
       // itself without workers); measured steps only, as throughput.
       {"data_wait", "batch wait per step", "ms", true, true,

@@ -52,9 +52,9 @@ std::string variant_tables(const Results& results) {
       workload = key.first;
       out << "\n### " << workload << "\n\n"
           << table_header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s (MFU)",
-                           "median step ms", "batch wait ms/step", "peak MiB train / eval",
-                           "accuracy", "time to target s (reached)", "syncs/step (CUDA)",
-                           "parameters"});
+                           "median step ms", "first step ms", "batch wait ms/step",
+                           "peak MiB train / eval", "accuracy", "time to target s (reached)",
+                           "syncs/step (CUDA)", "parameters"});
     }
     int runs = 0, ok = 0, reached = 0;
     std::string other;
@@ -68,12 +68,13 @@ std::string variant_tables(const Results& results) {
     }
     if (ok == 0) {
       out << table_row({key.second, std::to_string(ok) + "/" + std::to_string(runs), other, "", "",
-                        "", "", "", "", "", ""});
+                        "", "", "", "", "", "", ""});
       continue;
     }
     const auto throughput = median(key, "throughput");
     const auto flop_rate = median(key, "flop_rate");
     const auto step = median(key, "step_time");
+    const auto first_step = median(key, "first_step");
     const auto data_wait = median(key, "data_wait");
     const auto peak = median(key, "peak_bytes");
     const auto eval_peak = median(key, "eval_peak_bytes");
@@ -91,6 +92,7 @@ std::string variant_tables(const Results& results) {
          (flop_rate ? format_number("%.2f", flop_rate->median / 1e9) : "-") +
              (mfu ? format_number(" (%.1f%%)", 100 * mfu->median) : ""),
          step ? format_number("%.2f", step->median) : "-",
+         first_step ? format_number("%.1f", first_step->median) : "-",
          data_wait ? format_number("%.3f", data_wait->median) : "-",
          (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
          accuracy ? format_number("%.4f", accuracy->median) : "-",

@@ -66,6 +66,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"samples_trained", m.samples_trained},
       {"step_ms", m.step_ms},
       {"step_timing", m.step_timing},
+      {"warmup_step_ms", m.warmup_step_ms},
       {"step_losses", float32_values_to_json(m.step_losses)},
       {"step_lrs", m.step_lrs},
       {"step_ms_summary",
@@ -123,6 +124,9 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   m.step_ms = field<std::vector<double>>(j, "step_ms");
   m.step_losses = float32_values_from_json(j, "step_losses");
   if (j.contains("step_lrs")) m.step_lrs = field<std::vector<double>>(j, "step_lrs");
+  if (j.contains("warmup_step_ms")) {  // older records lack it
+    m.warmup_step_ms = field<std::vector<double>>(j, "warmup_step_ms");
+  }
   if (j.contains("resident_bytes")) m.resident_bytes = field<int64_t>(j, "resident_bytes");
   if (j.contains("train_flops_per_sample")) {
     m.train_flops_per_sample = field<double>(j, "train_flops_per_sample");

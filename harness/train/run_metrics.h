@@ -40,6 +40,10 @@ struct RunMetrics {
   int64_t samples_trained = 0;             // examples seen by training, warmup included
   std::vector<double> step_ms;             // per measured step: data wait + forward/backward/step
   std::string step_timing = "host_clock";  // how step_ms was taken: host_clock | cuda_events
+  // Per warmup step, timed alike but left out of throughput: one-time costs land here, in the
+  // first above all (cuDNN's autotuning with cudnn_benchmark, a CUDA graph's capture, oneDNN's
+  // kernel creation on a CPU).
+  std::vector<double> warmup_step_ms;
   // Training loss of every step (warmup included), at the float32 precision of the loss tensors
   // (a record writes and reads them at that precision).
   std::vector<double> step_losses;

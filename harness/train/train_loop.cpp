@@ -193,10 +193,13 @@ void TrainingRun::end_as_diverged(const std::string& message) {
   outcome_.message = message;
 }
 
-// Moves the timer's finished steps into the record; the first warmup_steps are not measured.
+// Moves the timer's finished steps into the record; the first warmup_steps are kept apart.
 void TrainingRun::collect_step_times() {
   for (double ms : timer_->take_step_ms()) {
-    if (++steps_timed_ <= config_.warmup_steps) continue;
+    if (++steps_timed_ <= config_.warmup_steps) {
+      m_.warmup_step_ms.push_back(ms);
+      continue;
+    }
     m_.step_ms.push_back(ms);
     measured_step_s_ += ms / 1e3;
   }
