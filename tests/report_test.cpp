@@ -219,8 +219,9 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
 
 // Tip 2's mechanism in the report: the training thread's wait for its batches, per measured
 // (post-warmup) step, compared as step time is; a run with no measured step has none. And the
-// first (warmup) step, where one-time costs such as cuDNN's autotuning land.
-TEST(ReportTest, TheBatchWaitPerMeasuredStepAndTheFirstStepAreComparedAsRatios) {
+// first (warmup) step, where one-time costs such as cuDNN's autotuning land, and tip 3's
+// generalization gap at the last evaluation (test loss - training loss, a difference).
+TEST(ReportTest, TheBatchWaitTheFirstStepAndTheGeneralizationGapAreCompared) {
   TempDir dir;
   for (int rep = 0; rep < 5; ++rep) {
     auto baseline = synthetic_record("w", "baseline", rep, 100, 1000);
@@ -230,6 +231,9 @@ TEST(ReportTest, TheBatchWaitPerMeasuredStepAndTheFirstStepAreComparedAsRatios) 
     workers.metrics.data_wait_ms_total = 0.4;   // 0.05 ms a step
     baseline.metrics.warmup_step_ms = {40.0, 10.0};
     workers.metrics.warmup_step_ms = {400.0, 10.0};
+    // step, epoch, wall_s, train_loss, test_loss, test_accuracy: gaps 0.25, then 0.75
+    baseline.metrics.curve = {{4, 0.5, 1.0, 2.0, 2.0, 0.3}, {8, 1.0, 2.0, 0.5, 0.75, 0.8}};
+    workers.metrics.curve = {{8, 1.0, 2.0, 0.25, 1.0, 0.8}};
     append_record(dir.file("runs.jsonl"), baseline);
     append_record(dir.file("runs.jsonl"), workers);
   }
@@ -246,12 +250,18 @@ TEST(ReportTest, TheBatchWaitPerMeasuredStepAndTheFirstStepAreComparedAsRatios) 
   EXPECT_DOUBLE_EQ(wait->variant_median, 0.05);
   EXPECT_DOUBLE_EQ(wait->interval.estimate, 0.1);
   EXPECT_DOUBLE_EQ(comparisons.at(0).metric("first_step")->interval.estimate, 10.0);
+  const auto* gap = comparisons.at(0).metric("generalization_gap");
+  EXPECT_DOUBLE_EQ(gap->baseline_median, 0.25);
+  EXPECT_DOUBLE_EQ(gap->variant_median, 0.75);
+  EXPECT_DOUBLE_EQ(gap->interval.estimate, 0.5);  // variant - baseline
+  EXPECT_TRUE(gap->paired);
   const auto markdown = markdown_report({results, comparisons, {}, {}});
   EXPECT_NE(markdown.find("| batch wait per step |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| 0.500 |"), std::string::npos) << markdown;  // the variant tables
   EXPECT_NE(markdown.find("| 0.050 |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| first step |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| 400.0 |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| +0.5000 [+0.5000, +0.5000] |"), std::string::npos) << markdown;
 }
 
 // A `run --against` folder holds the second build's records in against/: the report of the

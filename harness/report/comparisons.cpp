@@ -67,6 +67,13 @@ std::vector<MetricInfo> build_metrics() {
        [](const Record& r) { return r.metrics.time_to_target_s; }},
       {"accuracy", "final accuracy", "fraction", false, false,
        [](const Record& r) { return Value(r.metrics.final_test_accuracy); }},
+      // Tip 3's generalization gap: at the last evaluation, the test loss above the mean training
+      // loss since the evaluation before (nats); a difference, as accuracy is.
+      {"generalization_gap", "generalization gap (test - train loss)", "nats", false, true,
+       [](const Record& r) {
+         if (r.metrics.curve.empty()) return Value();
+         return Value(r.metrics.curve.back().test_loss - r.metrics.curve.back().train_loss);
+       }},
       {"syncs_per_step", "host syncs per step", "syncs", true, true,
        [](const Record& r) {
          return r.metrics.steps > 0
