@@ -45,7 +45,8 @@ def read_jsonl(path):
 
 
 def save(fig, folder, name, written):
-    fig.tight_layout()
+    if fig.get_layout_engine() is None:  # a figure laid out its own way (constrained) keeps it
+        fig.tight_layout()
     os.makedirs(folder, exist_ok=True)  # here, so that a folder with nothing to draw gets none
     for ext in ("png", "svg"):
         path = os.path.join(folder, f"{name}.{ext}")
@@ -120,9 +121,11 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
              for r in rows]
     shown = [side for side in INTERVAL_COLORS if side in sides]
     claimed = any(r[4] for r in rows)
-    # Room under the last bar for the legend (in bar rows), so that it covers no bar.
-    legend_rows = 0.6 * (len(shown) + claimed) + 0.4
-    fig, ax = plt.subplots(figsize=(9, 0.32 * (len(rows) + legend_rows) + 1.6))
+    # The legend goes under the axis, outside it (a constrained layout makes room): it covers no
+    # bar and leaves no empty band between them. Two entries a line.
+    legend_lines = (len(shown) + claimed + 1) // 2
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.6 + 0.22 * legend_lines),
+                           layout="constrained")
     y = np.arange(len(rows))[::-1]
     estimates = np.array([r[1] for r in rows])
     errors = np.array([[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]])
@@ -135,12 +138,12 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
                     label=None if marked else "claimed ratio")
             marked = True
     ratio_axis(ax, y, [r[0] for r in rows], xlabel)
-    ax.set_ylim(-0.6 - legend_rows, len(rows) - 0.4)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_title(title(summary, name.replace("_", " ")), fontsize=10)
     handles, _ = ax.get_legend_handles_labels()  # the claimed ratio's, if marked
     handles += [matplotlib.patches.Patch(color=INTERVAL_COLORS[side], alpha=0.8,
                                          label=INTERVAL_LABELS[side]) for side in shown]
-    ax.legend(handles=handles, loc="lower right", fontsize=8)
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
     save(fig, folder, name, written)
 
 

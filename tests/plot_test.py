@@ -51,7 +51,11 @@ def draw_bars(metric, comparisons):
         plot.save = saved
     ax = figures["fig"].axes[0]
     bars = sorted((p for p in ax.patches if p.get_height() > 0), key=lambda p: -p.get_y())
-    legend = ax.get_legend()
+    figure = figures["fig"]
+    legend = figure.legends[0]
+    # The legend sits outside the axis: it covers no bar.
+    figure.canvas.draw()
+    assert not legend.get_window_extent().overlaps(ax.get_window_extent()), "legend on the bars"
     entries = [(t.get_text(), matplotlib.colors.to_hex(h.get_facecolor()))
                for t, h in zip(legend.get_texts(), legend.legend_handles)]
     drawn = Drawn([matplotlib.colors.to_hex(b.get_facecolor()) for b in bars], entries,
