@@ -192,6 +192,15 @@ TEST(SuiteTest, AVariantThatDoesNotSwitchItsTechniqueIsRefused) {
   EXPECT_NE(label_only.find("leaves amp off (techniques.amp); expected it to turn it on"),
             std::string::npos)
       << label_only;
+  // A pair of switches, half turned on: the message names both fields.
+  const auto half = config_error(
+      suite_json("one_at_a_time", {{"techniques",
+                                    {{{"id", "loader_workers_pinned"},
+                                      {"config", {{"techniques", {{"loader_workers", 4}}}}}}}}}));
+  EXPECT_NE(half.find("leaves loader_workers_pinned off (techniques.loader_workers and "
+                      "techniques.pin_memory); expected it to turn it on"),
+            std::string::npos)
+      << half;
 }
 
 TEST(SuiteTest, BadSuitesNameTheField) {

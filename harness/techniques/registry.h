@@ -20,7 +20,7 @@ struct TechniqueInfo {
   std::string claim;                 // the published claim
   std::string source;                // where the claim comes from
   std::vector<std::string> devices;  // "cpu", "cuda"
-  std::string config_field;          // the TrainConfig field that holds it (JSON path)
+  std::string config_field;          // the TrainConfig field(s) that hold it (JSON paths)
   bool implemented = false;          // false: enabling it is rejected at config load
   std::function<bool(const TrainConfig&)> is_on;
   bool acts_on_host_batches = false;  // nothing to act on when data.on_device keeps no host batch
