@@ -85,9 +85,10 @@ INTERVAL_LABELS = {"better": "interval wholly on the better side of 1x",
                    "unclear": "interval includes 1x"}
 
 
-# For a metric whose intervals the report marks `undercovers` (under kMinRunsPerSide = 5 runs a
-# side, and they vary; see its "Measurement health").
-FEW_RUNS_NOTE = "under 5 runs a side, a 95% interval holds the true ratio about 9 times in 10"
+# For a metric whose intervals the report marks `undercovers` (unpaired, under kMinRunsPerSide =
+# 5 runs a side, and they vary; see its "Measurement health").
+FEW_RUNS_NOTE = ("under 5 unpaired runs a side, a 95% interval holds the true ratio about 9 "
+                 "times in 10")
 
 
 def interval_side(low, high, higher_is_better):
@@ -108,7 +109,8 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
         if c["status"] != "ok" or not m or not m.get("defined"):
             continue
         claimed = [cl["threshold"] for cl in c.get("claims", []) if cl["metric"] == metric]
-        label = f"{c['workload']} / {c['label']} (n={m['n_baseline']}/{m['n_variant']})"
+        runs = f"pairs={m['pairs']}" if m.get("paired") else f"n={m['n_baseline']}/{m['n_variant']}"
+        label = f"{c['workload']} / {c['label']} ({runs})"
         # One run on a side has no interval (its [x, x] is a point): the bar stays grey.
         rows.append((label, m["estimate"], m["low"], m["high"], claimed,
                      m.get("no_interval", False)))

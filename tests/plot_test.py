@@ -27,16 +27,17 @@ plot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot)
 
 
-def comparison(label, metric, estimate, low, high, undercovers=False, runs=3):
+def comparison(label, metric, estimate, low, high, undercovers=False, runs=3, pairs=0):
     return {"workload": "w", "label": label, "status": "ok", "claims": [],
             "metrics": {metric: {"defined": True, "estimate": estimate, "low": low, "high": high,
-                                 "n_baseline": runs, "n_variant": runs,
-                                 "undercovers": undercovers, "no_interval": runs < 2}}}
+                                 "n_baseline": runs, "n_variant": runs, "paired": pairs > 0,
+                                 "pairs": pairs, "undercovers": undercovers,
+                                 "no_interval": runs < 2}}}
 
 
 # What ratio_bars drew: each bar's face colour (top to bottom), the legend's (text, colour)
 # entries, and the x axis's label.
-Drawn = collections.namedtuple("Drawn", "colours legend xlabel")
+Drawn = collections.namedtuple("Drawn", "colours legend xlabel labels")
 
 
 def draw_bars(metric, comparisons):
@@ -59,7 +60,7 @@ def draw_bars(metric, comparisons):
     entries = [(t.get_text(), matplotlib.colors.to_hex(h.get_facecolor()))
                for t, h in zip(legend.get_texts(), legend.legend_handles)]
     drawn = Drawn([matplotlib.colors.to_hex(b.get_facecolor()) for b in bars], entries,
-                  ax.get_xlabel())
+                  ax.get_xlabel(), [t.get_text() for t in ax.get_yticklabels()])
     plot.plt.close(ax.figure)
     return drawn
 
@@ -83,7 +84,7 @@ class IntervalSideTest(unittest.TestCase):
 
 class RatioBarsTest(unittest.TestCase):
     def test_each_bar_takes_the_colour_of_its_interval_and_the_legend_names_those_shown(self):
-        colours, legend, _ = draw_bars("throughput", [
+        colours, legend, _, _ = draw_bars("throughput", [
             comparison("faster", "throughput", 1.2, 1.1, 1.3),
             comparison("noisy", "throughput", 1.15, 0.9, 1.3),
             comparison("slower", "throughput", 0.8, 0.7, 0.9)])
@@ -92,7 +93,7 @@ class RatioBarsTest(unittest.TestCase):
         self.assertEqual(legend, legend_of("better", "worse", "unclear"))
 
     def test_less_memory_is_better(self):
-        colours, legend, _ = draw_bars("step_bytes", [
+        colours, legend, _, _ = draw_bars("step_bytes", [
             comparison("smaller", "step_bytes", 0.5, 0.5, 0.5),
             comparison("larger", "step_bytes", 1.3, 1.3, 1.3)])
         c = plot.INTERVAL_COLORS
@@ -100,7 +101,7 @@ class RatioBarsTest(unittest.TestCase):
         self.assertEqual(legend, legend_of("better", "worse"))
 
     def test_one_run_a_side_has_no_interval_and_its_bar_stays_grey(self):
-        colours, legend, _ = draw_bars("throughput", [
+        colours, legend, _, _ = draw_bars("throughput", [
             comparison("once", "throughput", 1.5, 1.5, 1.5, undercovers=True, runs=1)])
         self.assertEqual(colours, [plot.INTERVAL_COLORS["unclear"]])
         self.assertEqual(legend, legend_of("unclear"))
@@ -112,6 +113,12 @@ class FewRunsNoteTest(unittest.TestCase):
                                          comparison("b", "throughput", 1.2, 1.1, 1.3,
                                                     undercovers=True)])
         self.assertIn(plot.FEW_RUNS_NOTE, drawn.xlabel)
+
+    def test_a_bar_says_how_many_pairs_or_runs_a_side_its_interval_stands_on(self):
+        drawn = draw_bars("throughput", [comparison("paired", "throughput", 1.2, 1.1, 1.3,
+                                                    runs=5, pairs=4),
+                                         comparison("apart", "throughput", 1.2, 1.1, 1.3)])
+        self.assertEqual(sorted(drawn.labels), ["w / apart (n=3/3)", "w / paired (pairs=4)"])
 
     def test_not_where_no_interval_undercovers(self):
         drawn = draw_bars("throughput", [comparison("a", "throughput", 1.2, 1.1, 1.3)])

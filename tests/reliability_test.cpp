@@ -211,6 +211,7 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
   for (int rep = 0; rep < 3; ++rep) {
     records.push_back(testing::synthetic_record("w", "baseline", rep, 100, 1000));
     records.push_back(testing::synthetic_record("w", "amp", rep, 150, 1000));
+    records.back().seed = 10 + rep;  // pairs with no baseline run: an unpaired interval
   }
   records[0].metrics.step_ms = {10, 10, 30, 10};  // CV far above 10%
   records[1].environment["machine_at_start"] = {{"busy_cores", 1.5},

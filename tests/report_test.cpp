@@ -54,13 +54,16 @@ TEST(ReportTest, ComparesVariantWithBaselineWithIntervals) {
   ASSERT_NE(throughput, nullptr);
   EXPECT_TRUE(throughput->defined);
   EXPECT_EQ(throughput->n_variant, 5);
-  EXPECT_DOUBLE_EQ(throughput->interval.estimate, 1.5);
-  EXPECT_GE(throughput->interval.low, 1.4);
-  EXPECT_LT(throughput->interval.low, 1.5);
-  EXPECT_GT(throughput->interval.high, 1.5);
-  EXPECT_LE(throughput->interval.high, 1.6);
-  EXPECT_NEAR(throughput->p_value, 0.0079,
-              0.003);  // fully separated 5 vs 5 (with ties in one side)
+  // Paired by seed: the geometric mean of the ratios 1.4, 1.45, ..., 1.6 with the t interval of
+  // their logs (mean -+ 2.776 stddev / sqrt(5); numpy), and that t test's p (t = 17.1, 4 df).
+  EXPECT_TRUE(throughput->paired);
+  EXPECT_EQ(throughput->pairs, 5);
+  EXPECT_TRUE(throughput->t_interval);
+  EXPECT_NEAR(throughput->interval.estimate, 1.49833111, 1e-8);
+  EXPECT_NEAR(throughput->interval.low, 1.40328380, 1e-8);
+  EXPECT_NEAR(throughput->interval.high, 1.59981617, 1e-8);
+  EXPECT_GT(throughput->p_value, 0);
+  EXPECT_LT(throughput->p_value, 1e-4);  // the U test's floor with 5 vs 5 is 0.0079
   const auto* memory = c.metric("peak_bytes");
   EXPECT_DOUBLE_EQ(memory->interval.low, 0.5);
   EXPECT_DOUBLE_EQ(memory->interval.high, 0.5);
@@ -113,12 +116,14 @@ TEST(ReportTest, VerdictForAnInterval) {
   EXPECT_EQ(verdict_for({0.5, 0.45, 0.55}, "<=", 0.5), "inconclusive");
 }
 
-TEST(ReportTest, AVerdictFromFewerThanFiveVaryingRunsASideSaysSo) {
+TEST(ReportTest, AVerdictFromFewerThanFiveVaryingUnpairedRunsASideSaysSo) {
   TempDir dir;
   const double fast[] = {140, 150, 160};
   for (int rep = 0; rep < 3; ++rep) {
     append_record(dir.file("runs.jsonl"), synthetic_record("w", "baseline", rep, 100 + rep, 1000));
-    append_record(dir.file("runs.jsonl"), synthetic_record("w", "fast", rep, fast[rep], 500));
+    auto variant = synthetic_record("w", "fast", rep, fast[rep], 500);
+    variant.seed = 10 + rep;  // pairs with no baseline run: the bootstrap's interval
+    append_record(dir.file("runs.jsonl"), variant);
   }
   const auto results = load_results(dir.path().string());
   const std::vector<Claim> claims = {claim("faster", "throughput", ">=", 1.3),
@@ -137,6 +142,33 @@ TEST(ReportTest, AVerdictFromFewerThanFiveVaryingRunsASideSaysSo) {
       summary_json({results, comparisons, claims, verdicts})["comparisons"][0]["metrics"];
   EXPECT_EQ(metrics["throughput"]["undercovers"], true);
   EXPECT_EQ(metrics["peak_bytes"]["undercovers"], false);
+}
+
+// The same runs paired by seed: a t interval keeps its coverage with 3 pairs, so no caveat; it
+// is wider than the 3-run bootstrap's (which is about the runs' range) and does not clear 1.3x.
+TEST(ReportTest, AVerdictFromThreePairsOfRunsHasNoCaveat) {
+  TempDir dir;
+  const double fast[] = {140, 150, 160};
+  for (int rep = 0; rep < 3; ++rep) {
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "baseline", rep, 100 + rep, 1000));
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "fast", rep, fast[rep], 500));
+  }
+  const auto results = load_results(dir.path().string());
+  const std::vector<Claim> claims = {claim("faster", "throughput", ">=", 1.3),
+                                     claim("a-little-faster", "throughput", ">=", 1.2)};
+  const auto comparisons = compare(results);
+  const auto* throughput = comparisons[0].metric("throughput");
+  EXPECT_TRUE(throughput->t_interval);
+  // Ratios 1.4, 150/101, 160/102: exp(mean -+ 4.303 stddev / sqrt(3)) of their logs (numpy).
+  EXPECT_NEAR(throughput->interval.low, 1.28758604, 1e-8);
+  EXPECT_NEAR(throughput->interval.high, 1.70805649, 1e-8);
+  const auto verdicts = verify_claims(claims, comparisons, results);
+  EXPECT_EQ(verdict_of(verdicts, "faster").verdict, "inconclusive");
+  EXPECT_EQ(verdict_of(verdicts, "a-little-faster").verdict, "confirmed");
+  EXPECT_EQ(verdict_of(verdicts, "a-little-faster").reason, "");
+  const ReportInputs inputs{results, comparisons, claims, verdicts};
+  EXPECT_EQ(summary_json(inputs)["comparisons"][0]["metrics"]["throughput"]["undercovers"], false);
+  EXPECT_EQ(markdown_report(inputs).find("Fewer than 5 runs on a side"), std::string::npos);
 }
 
 TEST(ReportTest, NotApplicableAndFailedRunsAreNotCompared) {
@@ -158,32 +190,37 @@ TEST(ReportTest, NotApplicableAndFailedRunsAreNotCompared) {
   EXPECT_NE(comparisons[1].reason.find("diverged"), std::string::npos);
 }
 
-TEST(ReportTest, AccuracyDeltasArePairedBySeedAndUnpairedWhenARunHasNoPartner) {
+TEST(ReportTest, AccuracyDeltasArePairedBySeedAndUnpairedWhenFewerThanTwoRunsPair) {
   // Seeds 0-2 reach very different accuracies; the variant changes none of them, then adds 0.01.
   const double by_seed[] = {0.5, 0.2, 0.8};
-  auto write = [&](const std::string& path, double added, bool variant_misses_seed_2) {
+  enum class Variant { kAllSeeds, kMissesSeed2, kOtherSeeds };
+  auto write = [&](const std::string& path, double added, Variant runs) {
     for (int rep = 0; rep < 3; ++rep) {
       auto baseline = synthetic_record("w", "baseline", rep, 100, 1000);
       auto variant = synthetic_record("w", "fast", rep, 100, 1000);
       baseline.metrics.final_test_accuracy = by_seed[rep];
       variant.metrics.final_test_accuracy = by_seed[rep] + added;
-      if (rep == 2 && variant_misses_seed_2) variant.status = RunStatus::kCrashed;
+      if (rep == 2 && runs == Variant::kMissesSeed2) variant.status = RunStatus::kCrashed;
+      if (runs == Variant::kOtherSeeds) variant.seed = 10 + rep;
       append_record(path, baseline);
       append_record(path, variant);
     }
   };
-  for (const double added : {0.0, 0.01}) {
-    TempDir dir;
-    write(dir.file("runs.jsonl"), added, false);
-    const auto comparisons = compare(load_results(dir.path().string()));
-    const auto* accuracy = comparisons[0].metric("accuracy");
-    EXPECT_TRUE(accuracy->paired);
-    EXPECT_NEAR(accuracy->interval.estimate, added, 1e-12);
-    EXPECT_NEAR(accuracy->interval.low, added, 1e-12);  // unpaired: about -0.6
-    EXPECT_NEAR(accuracy->interval.high, added, 1e-12);
+  for (const auto runs : {Variant::kAllSeeds, Variant::kMissesSeed2}) {
+    for (const double added : {0.0, 0.01}) {
+      TempDir dir;
+      write(dir.file("runs.jsonl"), added, runs);
+      const auto comparisons = compare(load_results(dir.path().string()));
+      const auto* accuracy = comparisons[0].metric("accuracy");
+      EXPECT_TRUE(accuracy->paired);
+      EXPECT_EQ(accuracy->pairs, runs == Variant::kAllSeeds ? 3 : 2);  // seed 2's baseline left out
+      EXPECT_NEAR(accuracy->interval.estimate, added, 1e-12);
+      EXPECT_NEAR(accuracy->interval.low, added, 1e-12);  // unpaired: about -0.6
+      EXPECT_NEAR(accuracy->interval.high, added, 1e-12);
+    }
   }
   TempDir dir;
-  write(dir.file("runs.jsonl"), 0.0, true);
+  write(dir.file("runs.jsonl"), 0.0, Variant::kOtherSeeds);
   const auto results = load_results(dir.path().string());
   const auto comparisons = compare(results);
   const auto* accuracy = comparisons[0].metric("accuracy");
@@ -203,13 +240,15 @@ TEST(ReportTest, MarkdownAndJsonCarryTheNumbersAndN) {
   const auto verdicts = verify_claims(claims, comparisons, results);
   const ReportInputs inputs{results, comparisons, claims, verdicts};
   const auto markdown = markdown_report(inputs);
-  EXPECT_NE(markdown.find("| w | fast | 5/5 | 1.5x ["), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| w | fast | 5/5 | 1.5x [1.4, 1.6]"), std::string::npos) << markdown;
   EXPECT_EQ(markdown.find("Each 95% interval holds"), std::string::npos);  // one ratio alone
   EXPECT_NE(markdown.find("throughput >= 1.3x | confirmed"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("## Environment"), std::string::npos);
   const auto json = summary_json(inputs);
   const auto& metric = json["comparisons"][0]["metrics"]["throughput"];
-  EXPECT_DOUBLE_EQ(metric["estimate"].get<double>(), 1.5);
+  EXPECT_NEAR(metric["estimate"].get<double>(), 1.49833111, 1e-8);
+  EXPECT_EQ(metric["paired"], true);
+  EXPECT_EQ(metric["pairs"], 5);
   EXPECT_EQ(metric["n_baseline"], 5);
   EXPECT_EQ(metric["undercovers"], false);  // 5 runs a side
   EXPECT_EQ(metric["no_interval"], false);

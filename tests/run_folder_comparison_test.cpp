@@ -278,9 +278,10 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
 // In one `run --against`, the four runs of a repetition (each build's baseline and variant) are
 // made in one sweep of the plan: the change of an effect pairs by repetition. Here the machine
 // drifts 5x over the repetitions and the after build's "fast" variant gains 20% more over its
-// baseline in every repetition: 1.2x [1.2, 1.2], improved; resampling the four samples apart
-// instead leaves the drift in the interval.
-TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgainst) {
+// baseline in every repetition: 1.2x [1.2, 1.2], improved. Two separate runs pair each effect
+// within its folder (the drift drops out there too); resampling the four samples apart, where
+// a folder's runs do not pair, leaves the drift in the interval.
+TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgainstOrEachFolder) {
   const std::vector<double> drifting = {100, 200, 300, 400, 500};
   std::vector<double> before_fast, after_baseline, after_fast;
   for (double speed : drifting) {
@@ -320,10 +321,26 @@ TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgains
   number(after, "20261203-130000-2");  // two separate runs
   const auto separate = compare_folders(synthetic_folder("before", before),
                                         synthetic_folder("after", after), throughput, 0.05);
-  EXPECT_FALSE(separate.effects[0].paired);
-  EXPECT_NEAR(separate.effects[0].change.estimate, 1.2, 1e-12);
-  EXPECT_LT(separate.effects[0].change.low, 1.0);
-  EXPECT_EQ(separate.effects[0].verdict, "inconclusive");
+  const auto& apart = separate.effects[0];
+  EXPECT_FALSE(apart.paired);
+  EXPECT_TRUE(apart.within_folder_pairs);
+  EXPECT_TRUE(apart.before.t_interval);
+  EXPECT_NEAR(apart.before.interval.estimate, 1.5, 1e-12);  // as the before folder's report
+  EXPECT_NEAR(apart.change.estimate, 1.2, 1e-12);
+  EXPECT_NEAR(apart.change.low, 1.2, 1e-12);
+  EXPECT_NEAR(apart.change.high, 1.2, 1e-12);
+  EXPECT_EQ(apart.verdict, "improved");
+  EXPECT_NE(folder_comparison_markdown(separate).find("| improved | paired within each folder"),
+            std::string::npos);
+
+  for (auto& r : after[1]) r.seed += 10;  // after's runs pair with none of its baseline's
+  const auto unpaired = compare_folders(synthetic_folder("before", before),
+                                        synthetic_folder("after", after), throughput, 0.05);
+  EXPECT_FALSE(unpaired.effects[0].paired);
+  EXPECT_FALSE(unpaired.effects[0].within_folder_pairs);
+  EXPECT_NEAR(unpaired.effects[0].change.estimate, 1.2, 1e-12);
+  EXPECT_LT(unpaired.effects[0].change.low, 1.0);
+  EXPECT_EQ(unpaired.effects[0].verdict, "inconclusive");
 }
 
 TEST(FolderComparisonTest, FoldersWithNothingInCommonAreBadInput) {

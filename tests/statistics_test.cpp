@@ -151,6 +151,59 @@ TEST(StudentTTest, IntervalOfTheMeanKeepsItsCoverageWithThreeValues) {
   EXPECT_NEAR(static_cast<double>(bootstrap_covered) / kTrials, 0.75, 0.03);
 }
 
+TEST(StudentTTest, PValueOfTheMeanIsTheIntervalsOwnTest) {
+  // {1, 2, 3}: t = 2 / (1 / sqrt(3)) with 2 degrees of freedom, where P(|T| < t) = t / sqrt(t^2
+  // + 2) in closed form: p = 1 - sqrt(12 / 14) (scipy.stats.ttest_1samp: 0.0742).
+  EXPECT_NEAR(t_test_p_value({1, 2, 3}), 1 - std::sqrt(12.0 / 14.0), 1e-12);
+  EXPECT_NEAR(t_test_p_value({-1, -2, -3}), 1 - std::sqrt(12.0 / 14.0), 1e-12);
+  EXPECT_EQ(t_test_p_value({0.2}), 1.0);  // one value: nothing to test
+  EXPECT_EQ(t_test_p_value({0, 0, 0}), 1.0);
+  EXPECT_EQ(t_test_p_value({0.5, 0.5, 0.5}), 0.0);  // no spread, not 0: certain
+  // p < 0.05 exactly when the 95% interval excludes 0, value set by value set.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> value(0.05, 0.1);
+  int excluded = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    const std::vector<double> values = {value(rng), value(rng), value(rng), value(rng)};
+    const auto interval = t_interval_of_mean(values);
+    const bool excludes_zero = interval.low > 0 || interval.high < 0;
+    EXPECT_EQ(t_test_p_value(values) < 0.05, excludes_zero) << "trial " << trial;
+    excluded += excludes_zero;
+  }
+  EXPECT_GT(excluded, 20);  // both outcomes were tried
+  EXPECT_LT(excluded, 480);
+}
+
+TEST(StudentTTest, WelchIntervalOfAChangeOfPairedRatios) {
+  // Logs {0.1, 0.2, 0.3} (variance 0.01) before, {0.5, ..., 0.9} (variance 0.025) after: the
+  // means differ by 0.5 with standard error sqrt(0.01 / 3 + 0.025 / 5); Welch-Satterthwaite gives
+  // 5.88 degrees of freedom, taken as 5 (t = 2.570581836, scipy.stats.t.ppf(0.975, 5)).
+  const auto change = welch_t_interval_of_change({0.1, 0.2, 0.3}, {0.5, 0.7, 0.6, 0.9, 0.8});
+  const double half_width = 2.570581836 * std::sqrt(0.01 / 3 + 0.025 / 5);
+  EXPECT_NEAR(change.estimate, std::exp(0.5), 1e-12);
+  EXPECT_NEAR(change.low, std::exp(0.5 - half_width), 1e-8);
+  EXPECT_NEAR(change.high, std::exp(0.5 + half_width), 1e-8);
+  const auto exact = welch_t_interval_of_change({0.2, 0.2}, {0.3, 0.3, 0.3});
+  EXPECT_NEAR(exact.low, std::exp(0.1), 1e-12);  // no spread on either side: no width
+  EXPECT_NEAR(exact.high, std::exp(0.1), 1e-12);
+  const auto one = welch_t_interval_of_change({0.2}, {0.3, 0.4});
+  EXPECT_EQ(one.low, one.high);  // a side with one value: nothing to draw from
+
+  // 3 before and 5 after with unequal spreads, 2000 times: the interval holds the true change.
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> before_log(0.1, 0.05), after_log(0.3, 0.12);
+  constexpr int kTrials = 2000;
+  int covered = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    std::vector<double> before(3), after(5);
+    for (auto& value : before) value = before_log(rng);
+    for (auto& value : after) value = after_log(rng);
+    const auto interval = welch_t_interval_of_change(before, after);
+    covered += interval.low <= std::exp(0.2) && interval.high >= std::exp(0.2);
+  }
+  EXPECT_NEAR(static_cast<double>(covered) / kTrials, 0.95, 0.02);
+}
+
 TEST(BootstrapTest, IntervalOfTheMedianOfPairedDifferences) {
   const auto none = bootstrap_median_of_differences({0, 0, 0});
   EXPECT_EQ(none.estimate, 0.0);

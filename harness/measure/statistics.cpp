@@ -177,10 +177,44 @@ Interval t_interval_of_mean(const std::vector<double>& values, double confidence
   return interval;
 }
 
+double t_test_p_value(const std::vector<double>& values) {
+  if (values.size() < 2) return 1;
+  const auto summary = summarize(values);
+  if (summary.stddev == 0) return summary.mean == 0 ? 1 : 0;  // no spread: certain either way
+  const double t =
+      std::abs(summary.mean) * std::sqrt(static_cast<double>(summary.count)) / summary.stddev;
+  return 1 - t_two_sided_probability(t, summary.count - 1);
+}
+
 Interval t_interval_of_geometric_mean(const std::vector<double>& log_ratios, double confidence) {
   auto interval = t_interval_of_mean(log_ratios, confidence);
   for (double* bound : {&interval.estimate, &interval.low, &interval.high})
     *bound = std::exp(*bound);
+  return interval;
+}
+
+Interval welch_t_interval_of_change(const std::vector<double>& before_log_ratios,
+                                    const std::vector<double>& after_log_ratios,
+                                    double confidence) {
+  Interval interval;
+  if (before_log_ratios.size() < 2 || after_log_ratios.size() < 2) return interval;
+  const auto before = summarize(before_log_ratios);
+  const auto after = summarize(after_log_ratios);
+  const double difference = after.mean - before.mean;
+  interval.estimate = interval.low = interval.high = std::exp(difference);
+  // Each mean's variance, s^2 / n.
+  const double before_variance = before.stddev * before.stddev / before.count;
+  const double after_variance = after.stddev * after.stddev / after.count;
+  const double variance = before_variance + after_variance;
+  if (variance == 0) return interval;  // every ratio alike on both sides: no width
+  const double degrees_of_freedom = variance * variance /
+                                    (before_variance * before_variance / (before.count - 1) +
+                                     after_variance * after_variance / (after.count - 1));
+  const double half_width =
+      student_t_quantile(confidence, std::max(1, static_cast<int>(degrees_of_freedom))) *
+      std::sqrt(variance);
+  interval.low = std::exp(difference - half_width);
+  interval.high = std::exp(difference + half_width);
   return interval;
 }
 

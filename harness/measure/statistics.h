@@ -53,10 +53,23 @@ double student_t_quantile(double confidence, int degrees_of_freedom);
 // its coverage with few values when they are roughly normal, as logs of timing ratios are.
 Interval t_interval_of_mean(const std::vector<double>& values, double confidence = 0.95);
 
+// The two-sided p-value of the one-sample t test of "the values' mean is 0" (n >= 2; 1 with
+// fewer). It is t_interval_of_mean's own test: p < 1 - confidence exactly when that interval
+// excludes 0 (for logs of paired ratios: when the geometric mean's interval excludes 1).
+double t_test_p_value(const std::vector<double>& values);
+
 // Ratios given as their logs: their geometric mean with the t interval of the logs' mean taken
 // back, exp(mean -+ t * stddev / sqrt(n)) (ratios of paired runs: `compare` of a `run --against`).
 Interval t_interval_of_geometric_mean(const std::vector<double>& log_ratios,
                                       double confidence = 0.95);
+
+// How a paired ratio changed between two measurements of it (two machines, two builds, each run
+// on its own): the logs of each measurement's pairs' ratios given, exp(mean(after) -
+// mean(before)) with Welch's t interval (the two samples' own variances; Welch-Satterthwaite
+// degrees of freedom, rounded down to keep the coverage). Each side needs 2 or more values.
+Interval welch_t_interval_of_change(const std::vector<double>& before_log_ratios,
+                                    const std::vector<double>& after_log_ratios,
+                                    double confidence = 0.95);
 
 // How a ratio of medians changed between two measurements of it (two machines, two builds):
 // (median(after_variant) / median(after_baseline)) / (median(before_variant) /

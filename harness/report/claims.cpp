@@ -28,13 +28,13 @@ int severity(const std::string& verdict) {
   return 0;  // not_run
 }
 
-// A caveat for a verdict drawn from an interval that undercovers (fewer than kMinRunsPerSide
-// runs a side, and they vary).
+// A caveat for a verdict drawn from an interval that undercovers (a bootstrap's from fewer than
+// kMinRunsPerSide runs a side that vary; a paired t interval keeps its coverage).
 std::string few_runs_note(const MetricComparison& m) {
   if (!interval_undercovers(m)) return "";
   return "only " + std::to_string(m.n_baseline) + "/" + std::to_string(m.n_variant) +
          " runs: under " + std::to_string(kMinRunsPerSide) +
-         " a side, a 95% interval holds the true value about 9 times in 10, not 19 in 20";
+         " a side, a bootstrap 95% interval holds the true value about 9 times in 10, not 19 in 20";
 }
 
 }  // namespace

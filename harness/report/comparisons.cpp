@@ -132,24 +132,6 @@ std::optional<std::map<int64_t, double>> values_by_seed(const Results& results,
   return values;
 }
 
-// (baseline, variant) for each seed both sides ran, when every ok run with a value has a partner
-// of the same seed (a suite's repetition k runs every variant with seed base + k); else none.
-std::optional<ValuePairs> seed_pairs(const Results& results, const Comparison& c,
-                                     const MetricInfo& info) {
-  const auto baseline = values_by_seed(results, c.workload, c.baseline, info);
-  const auto variant = values_by_seed(results, c.workload, c.variant, info);
-  if (!baseline || !variant || baseline->empty() || baseline->size() != variant->size()) {
-    return std::nullopt;
-  }
-  ValuePairs pairs;
-  for (const auto& [seed, value] : *variant) {
-    const auto partner = baseline->find(seed);
-    if (partner == baseline->end()) return std::nullopt;
-    pairs.emplace_back(partner->second, value);
-  }
-  return pairs;
-}
-
 int count_ok(const std::vector<const Record*>& records) {
   return static_cast<int>(std::count_if(
       records.begin(), records.end(), [](const Record* r) { return r->status == RunStatus::kOk; }));
@@ -159,7 +141,7 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
                                 int baseline_ok, int variant_ok) {
   auto m = compare_samples(metric_values(results, c.workload, c.baseline, info),
                            metric_values(results, c.workload, c.variant, info), info,
-                           info.ratio ? std::nullopt : seed_pairs(results, c, info));
+                           seed_pairs(results, c, info));
   // Runs that never reached the target are not in the medians: an honest ratio needs all.
   const bool some_not_reached = m.n_baseline < baseline_ok || m.n_variant < variant_ok;
   if (info.id == "time_to_target" && some_not_reached &&
@@ -175,20 +157,28 @@ MetricComparison compare_metric(const Results& results, const Comparison& c, con
 }
 
 // Over pairs of runs: a ratio (variant / baseline) as the geometric mean of the pairs' ratios
-// with a Student-t interval on their logs, a difference (variant - baseline) as the median of
-// the pairs' differences, resampling the pairs. Timing ratios are continuous and their logs
-// roughly normal, and a pairing is worth most with few runs, where a bootstrap percentile cannot
-// reach past the pairs' range (with 3 pairs it is [min, max]: in an A/A run of the smoke suite
-// it flagged 4 of 37 variants at 5% tolerance); the seed-paired accuracy differences of the report
-// are often exactly 0, which the median keeps. None when a ratio's value is not positive.
-std::optional<measure::Interval> paired_interval(const ValuePairs& pairs, bool ratio) {
-  std::vector<double> per_pair;
-  for (const auto& [baseline, variant] : pairs) {
-    if (ratio && (baseline <= 0 || variant <= 0)) return std::nullopt;
-    per_pair.push_back(ratio ? std::log(variant) - std::log(baseline) : variant - baseline);
+// with a Student-t interval on their logs and that t test's p-value, a difference (variant -
+// baseline) as the median of the pairs' differences, resampling the pairs. Timing ratios are
+// continuous and their logs roughly normal, and a pairing is worth most with few runs, where a
+// bootstrap percentile cannot reach past the pairs' range (with 3 pairs it is [min, max]: in an
+// A/A run of the smoke suite it flagged 4 of 37 variants at 5% tolerance); the seed-paired
+// accuracy differences of the report are often exactly 0, which the median keeps. False (m
+// unchanged) when a ratio's value is not positive.
+bool compare_pairs(const ValuePairs& pairs, bool ratio, MetricComparison& m) {
+  if (ratio) {
+    const auto logs = log_ratios(pairs);
+    if (!logs) return false;
+    m.interval = measure::t_interval_of_geometric_mean(*logs);
+    m.t_interval = true;
+    m.p_value = measure::t_test_p_value(*logs);
+  } else {
+    std::vector<double> differences;
+    for (const auto& [baseline, variant] : pairs) differences.push_back(variant - baseline);
+    m.interval = measure::bootstrap_median_of_differences(differences);
   }
-  if (!ratio) return measure::bootstrap_median_of_differences(per_pair);
-  return measure::t_interval_of_geometric_mean(per_pair);
+  m.paired = true;
+  m.pairs = static_cast<int>(pairs.size());
+  return true;
 }
 
 }  // namespace
@@ -205,6 +195,29 @@ const MetricInfo* find_metric(const std::string& id) {
   return nullptr;
 }
 
+std::optional<std::vector<double>> log_ratios(const ValuePairs& pairs) {
+  std::vector<double> logs;
+  for (const auto& [baseline, variant] : pairs) {
+    if (baseline <= 0 || variant <= 0) return std::nullopt;
+    logs.push_back(std::log(variant) - std::log(baseline));
+  }
+  return logs;
+}
+
+std::optional<ValuePairs> seed_pairs(const Results& results, const Comparison& c,
+                                     const MetricInfo& info) {
+  const auto baseline = values_by_seed(results, c.workload, c.baseline, info);
+  const auto variant = values_by_seed(results, c.workload, c.variant, info);
+  if (!baseline || !variant) return std::nullopt;
+  ValuePairs pairs;
+  for (const auto& [seed, value] : *variant) {
+    const auto partner = baseline->find(seed);
+    if (partner != baseline->end()) pairs.emplace_back(partner->second, value);
+  }
+  if (pairs.size() < 2) return std::nullopt;
+  return pairs;
+}
+
 MetricComparison compare_samples(const std::vector<double>& baseline,
                                  const std::vector<double>& variant, const MetricInfo& info,
                                  const std::optional<ValuePairs>& pairs) {
@@ -219,17 +232,16 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
   m.variant_median = v.median;
   m.baseline_cv = b.cv;
   m.variant_cv = v.cv;
+  // A paired ratio's p-value is its t test's (compare_pairs).
   m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
-  const auto paired = pairs && !pairs->empty() ? paired_interval(*pairs, info.ratio) : std::nullopt;
-  if (paired) {
-    m.interval = *paired;
-    m.paired = true;
-  } else if (!info.ratio) {
+  const bool paired = pairs && !pairs->empty() && compare_pairs(*pairs, info.ratio, m);
+  if (!paired && !info.ratio) {
     m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
-  } else if (std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
-    m.note = "baseline is 0: no ratio";
-    return m;
-  } else {
+  } else if (!paired) {
+    if (std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
+      m.note = "baseline is 0: no ratio";
+      return m;
+    }
     m.interval = measure::bootstrap_ratio_of_medians(baseline, variant);
   }
   m.defined = true;

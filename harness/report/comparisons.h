@@ -1,6 +1,7 @@
 // From records to comparisons: for each (workload, variant vs baseline) of a suite's plan, every
-// report metric with n per side, medians, the ratio (or difference) of medians with a bootstrap
-// 95% interval, the Mann-Whitney U p-value and the coefficients of variation. Torch-free.
+// report metric with n per side, medians, the ratio (or difference) with a 95% interval (over
+// runs paired by seed, or of the medians by the bootstrap), a p-value and the coefficients of
+// variation. Torch-free.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -37,10 +38,14 @@ struct MetricComparison {
   double baseline_median = 0, variant_median = 0;
   double baseline_cv = 0, variant_cv = 0;  // over repetitions
   bool defined = false;        // both sides have values (and a non-zero baseline for a ratio)
-  measure::Interval interval;  // ratio or difference, with its bootstrap 95% interval
+  measure::Interval interval;  // ratio or difference, with its 95% interval
   bool paired = false;         // over pairs of runs (ValuePairs): see compare_samples
-  double p_value = 1;          // Mann-Whitney U, two-sided (1 when a side has no values)
-  std::string note;            // e.g. "target reached by 1/3 baseline runs"
+  int pairs = 0;               // how many pairs, when paired
+  bool t_interval = false;     // a paired ratio's Student-t interval, which keeps its coverage
+                               // with few pairs (a bootstrap's does not: kMinRunsPerSide)
+  double p_value = 1;  // two-sided: the t test of a t interval, else Mann-Whitney U (1 when a side
+                       // has no values)
+  std::string note;    // e.g. "target reached by 1/3 baseline runs"
 };
 
 // Below this many runs on a side a comparison's statistics are weak: the U test cannot reach
@@ -69,21 +74,25 @@ inline bool lacks_interval(const MetricComparison& m) {
 // metric whose runs vary (one every run measures alike, such as bytes, has a zero-width interval
 // and no such doubt), or one run on a side. `undercovers` in summary.json, which the plots read.
 inline bool interval_undercovers(const MetricComparison& m) {
-  return m.defined && has_few_runs(m) && (runs_vary(m) || lacks_interval(m));
+  if (!m.defined) return false;
+  return lacks_interval(m) || (!m.t_interval && has_few_runs(m) && runs_vary(m));
 }
 
 // (baseline, variant) values of two runs that belong together: runs that share a seed (the
-// report pairs them for a difference metric), or the two binaries' runs of one planned run of
-// `run --against` (compare pairs them).
+// report pairs them: repetition k of a suite, made in one sweep of the plan), or the two
+// binaries' runs of one planned run of `run --against` (compare pairs them).
 using ValuePairs = std::vector<std::pair<double, double>>;
+
+// log(variant / baseline) of each pair; none when a value is not positive.
+std::optional<std::vector<double>> log_ratios(const ValuePairs& pairs);
 
 // One metric of two samples (baseline, variant): n, medians, CVs, the U test's p-value, and the
 // ratio of medians with its bootstrap interval (the difference of medians for a difference
-// metric). With `pairs` (covering every value of both samples), instead the geometric mean of the
-// pairs' ratios with a Student-t interval (the median of their differences, resampling the pairs,
-// for a difference metric): what the two runs of a pair share (a seed, the machine's state at
-// the time) then drops out. Not defined when a side is empty or, for a ratio, a baseline value
-// is 0.
+// metric). With `pairs` (drawn from the samples; a value without a partner is left out), instead
+// the geometric mean of the pairs' ratios with a Student-t interval and its t test's p-value (the
+// median of their differences, resampling the pairs, for a difference metric): what the two runs
+// of a pair share (a seed, the machine's state at the time) then drops out. Not defined when a
+// side is empty or, for a ratio, a baseline value is 0.
 MetricComparison compare_samples(const std::vector<double>& baseline,
                                  const std::vector<double>& variant, const MetricInfo& info,
                                  const std::optional<ValuePairs>& pairs = std::nullopt);
@@ -134,5 +143,15 @@ std::vector<ComparisonResult> compare(const Results& results);
 // Per (workload, variant): the ok records' values of `metric`, in plan order.
 std::vector<double> metric_values(const Results& results, const std::string& workload,
                                   const std::string& variant, const MetricInfo& metric);
+
+// (baseline, variant) values of `metric` for each seed both sides of `comparison` ran (ok runs
+// with a value): repetition k of a suite runs every variant with seed base + k, in one sweep of
+// the plan, so a pair shares its arithmetic and the machine's state of that sweep. A run whose
+// seed the other side lacks (a repetition the time budget cut short, a crashed partner) is left
+// out. None when fewer than 2 seeds pair (no interval to draw from pairs) or a side ran one seed
+// twice (records of two suite runs in one file). The report's pairs; compare pairs each folder's
+// technique effects with them too.
+std::optional<ValuePairs> seed_pairs(const Results& results, const Comparison& comparison,
+                                     const MetricInfo& metric);
 
 }  // namespace speedbench::report

@@ -185,16 +185,20 @@ std::string report_heading(const Results& results) {
 
 // How to read the comparison tables that follow.
 std::string reading_guide() {
-  return "Ratios are variant / baseline of the medians over repetitions, with a bootstrap 95% "
-         "interval; p is the two-sided Mann-Whitney U test on per-run throughput; CV is the "
+  return "Ratios are variant / baseline over runs paired by seed: repetition k of every variant "
+         "runs with the same seed in the same sweep of the plan, so a pair shares the machine's "
+         "state of that sweep, which drops out of its ratio. A ratio is the geometric mean of the "
+         "pairs' ratios with a Student-t 95% interval on their logs, and p is that t test's "
+         "(two-sided; p < 0.05 exactly when the interval excludes 1x); a run whose seed the other "
+         "side lacks is left out. Where fewer than 2 runs pair, a ratio is of the medians with a "
+         "bootstrap 95% interval and p is the two-sided Mann-Whitney U test. CV is the "
          "coefficient of variation of throughput over repetitions (baseline/variant, flagged "
          "above 10%). Training memory is the peak of tracked tensor bytes during training "
          "steps above what was resident when training started (the dataset, the model): "
          "activations, gradients, optimizer state. Accuracy is a difference, not a ratio: the "
-         "median of variant - baseline over runs paired by seed (repetition k of every variant "
-         "starts from the same seed, so a technique that leaves the arithmetic alone gets "
-         "exactly 0), or the difference of the medians where runs have no partner "
-         "(unpaired).\n\n";
+         "median of variant - baseline over runs paired by seed (a technique that leaves the "
+         "arithmetic alone gets exactly 0), or the difference of the medians where fewer than 2 "
+         "runs pair (unpaired).\n\n";
 }
 
 // Many intervals at once: what a reader of a column of 95% intervals should expect by chance.

@@ -233,7 +233,9 @@ VariantChange compare_variant(const Sample& before_sample, const Sample& after_s
   return change;
 }
 
-EffectChange compare_effect(const Samples& before, const Samples& after, const Comparison& c,
+// `before_results` and `after_results` hold the records of `before` and `after`.
+EffectChange compare_effect(const Results& before_results, const Results& after_results,
+                            const Samples& before, const Samples& after, const Comparison& c,
                             const MetricInfo& metric, double tolerance) {
   EffectChange effect;
   effect.workload = c.workload;
@@ -249,8 +251,11 @@ EffectChange compare_effect(const Samples& before, const Samples& after, const C
                                 {"after, " + c.variant, samples[3]}});
   effect.verdict = "not_compared";
   if (!effect.reason.empty()) return effect;
-  effect.before = compare_samples(samples[0]->values, samples[1]->values, metric);
-  effect.after = compare_samples(samples[2]->values, samples[3]->values, metric);
+  // Each folder's effect as its report has it: paired by seed (by repetition) where runs pair.
+  const auto before_pairs = seed_pairs(before_results, c, metric);
+  const auto after_pairs = seed_pairs(after_results, c, metric);
+  effect.before = compare_samples(samples[0]->values, samples[1]->values, metric, before_pairs);
+  effect.after = compare_samples(samples[2]->values, samples[3]->values, metric, after_pairs);
   if (!effect.before.defined || !effect.after.defined) {
     effect.reason = effect.before.defined ? effect.after.note : effect.before.note;
     return effect;
@@ -259,6 +264,11 @@ EffectChange compare_effect(const Samples& before, const Samples& after, const C
     // As a paired variant row: the geometric mean with a Student-t interval.
     effect.change = measure::t_interval_of_geometric_mean(*changes);
     effect.paired = true;
+  } else if (effect.before.t_interval && effect.after.t_interval) {
+    // Two paired effects measured apart: Welch's interval of the change of their logs' means.
+    effect.change =
+        measure::welch_t_interval_of_change(*log_ratios(*before_pairs), *log_ratios(*after_pairs));
+    effect.within_folder_pairs = true;
   } else {
     effect.change = measure::bootstrap_ratio_of_ratios(samples[0]->values, samples[1]->values,
                                                        samples[2]->values, samples[3]->values);
@@ -344,8 +354,8 @@ FolderComparison compare_folders(const Results& before, const Results& after,
                  other.baseline == comparison.baseline;
         });
     if (in_both) {
-      c.effects.push_back(
-          compare_effect(before_samples, after_samples, comparison, metric, tolerance));
+      c.effects.push_back(compare_effect(before, after, before_samples, after_samples, comparison,
+                                         metric, tolerance));
     }
   }
   return c;

@@ -54,8 +54,11 @@ struct EffectChange {
   bool defined = false;
   measure::Interval change;  // after's ratio / before's ratio
   // Per repetition of one `run --against` (its four runs made in one sweep): the geometric mean
-  // of the repetitions' changes with a Student-t interval; else all four samples resampled.
+  // of the repetitions' changes with a Student-t interval. Else, where each folder's effect is
+  // paired by repetition within it (within_folder_pairs), Welch's t interval of the change of
+  // their logs' means; else all four samples resampled (bootstrap).
   bool paired = false;
+  bool within_folder_pairs = false;
   int fewest_runs = 0;  // of the four samples (lacks_interval: `change` is a single ratio)
   std::string verdict;  // change_verdict's (better = a larger speedup), or "not_compared"
   std::string reason;

@@ -62,6 +62,13 @@ bool few_runs(const FolderComparison& c) {
   return false;
 }
 
+// An effect's notes: why it was not compared, or how its change was drawn.
+std::string effect_notes(const EffectChange& e) {
+  if (e.paired) return "paired by repetition";
+  if (e.within_folder_pairs) return "paired within each folder (Welch)";
+  return e.reason;
+}
+
 // How many compared variants' ratios are over back-to-back pairs of runs (run --against).
 int paired_count(const FolderComparison& c) {
   return static_cast<int>(std::count_if(c.variants.begin(), c.variants.end(), [](const auto& v) {
@@ -202,7 +209,9 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
          "Unless paired, the variants' ratios compare runs made at different times, so they "
          "also measure whatever else changed on the machine in between (its load, its clocks); "
          "a technique's effect is a ratio within each folder, whose interleaved runs cancel such "
-         "drift, and `run --against` interleaves two builds the same way.";
+         "drift, and `run --against` interleaves two builds the same way. p is two-sided: the "
+         "t test of a paired row's logs (below 0.05 exactly when its interval excludes 1x), else "
+         "the Mann-Whitney U test.";
   if (few_runs(c)) {
     out << " **Fewer than " << kMinRunsPerSide
         << " runs a side**: the intervals undercover, so a verdict may be wrong more often than 1 "
@@ -227,8 +236,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
       << machine_speed_text(c) << ".\n\n";
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",
-                       "after median", "after / before [95% CI]", "p (U test)", "verdict",
-                       "notes"});
+                       "after median", "after / before [95% CI]", "p", "verdict", "notes"});
   for (const auto& v : c.variants) {
     std::string notes = v.reason;
     if (v.change.defined && v.change.paired) {
@@ -251,16 +259,18 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   }
   if (!c.effects.empty()) {
     out << "\n## Technique effects, before and after\n\nEach technique's ratio to its baseline "
-           "in each folder, and how it changed: (after's ratio) / (before's ratio), resampling "
-           "all four sets of runs; where paired (one `run --against`), the geometric mean of "
-           "each repetition's change, whose four runs were made in one sweep of the plan, with a "
-           "Student-t interval.\n\n";
+           "in each folder (as that folder's report has it: over its runs paired by repetition, "
+           "where they pair), and how it changed, (after's ratio) / (before's ratio): where "
+           "paired (one `run --against`), the geometric mean of each repetition's change, whose "
+           "four runs were made in one sweep of the plan, with a Student-t interval; where each "
+           "folder's effect is paired within it, with Welch's t interval of the difference of the "
+           "two folders' mean log ratios; else resampling all four sets of runs.\n\n";
     out << table_header(
         {"workload", "technique", "before", "after", "change [95% CI]", "verdict", "notes"});
     for (const auto& e : c.effects) {
       out << table_row({e.workload, e.label, ratio_or_dash(e.before, *c.metric),
                         ratio_or_dash(e.after, *c.metric), effect_change_text(e, *c.metric),
-                        e.verdict, e.paired ? "paired by repetition" : e.reason});
+                        e.verdict, effect_notes(e)});
     }
   }
   if (!c.only_before.empty() || !c.only_after.empty()) {
@@ -319,6 +329,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["change"] = interval_json(e.change);
       j["no_interval"] = lacks_interval(e.fewest_runs);
       j["paired"] = e.paired;
+      j["within_folder_pairs"] = e.within_folder_pairs;
     }
     effects.push_back(j);
   }

@@ -13,6 +13,8 @@ nlohmann::json interval_json(const MetricComparison& m) {
                       {"variant_cv", m.variant_cv},
                       {"defined", m.defined},
                       {"paired", m.paired},
+                      {"pairs", m.pairs},
+                      {"t_interval", m.t_interval},
                       {"undercovers", interval_undercovers(m)},
                       {"no_interval", lacks_interval(m)},
                       {"p_value", m.p_value},
