@@ -85,6 +85,9 @@ INTERVAL_LABELS = {"better": "interval wholly on the better side of 1x",
                    "unclear": "interval includes 1x"}
 
 
+# What a bar of the report's ratios is: the report pairs runs by repetition where they pair.
+RATIO_NOTE = "(x, 95% CI; pairs=N: geometric mean of paired ratios; n=B/V: ratio of medians)"
+
 # For a metric whose intervals the report marks `undercovers` (unpaired, under kMinRunsPerSide =
 # 5 runs a side, and they vary; see its "Measurement health").
 FEW_RUNS_NOTE = ("under 5 unpaired runs a side, a 95% interval holds the true ratio about 9 "
@@ -309,7 +312,7 @@ def compare_effects(comparison, stem, written):
                            [r[side][2] - r[side][0] for r in rows]])
         ax.errorbar(estimates, y + offset, xerr=errors, fmt="o", color=color, capsize=3, lw=1,
                     label="before" if side == 1 else "after")
-    ratio_axis(ax, y, [r[0] for r in rows], "variant / baseline (x, median with 95% CI)")
+    ratio_axis(ax, y, [r[0] for r in rows], "variant / baseline (x, with 95% CI)")
     ax.set_title(compare_title(comparison, "technique effects"), fontsize=9)
     ax.legend(loc="best", fontsize=8)
     save(fig, os.path.dirname(stem) or ".", os.path.basename(stem) + "-effects", written)
@@ -376,10 +379,10 @@ def main(argv):
         return 2
     folder = os.path.join(run_folder, "plots")
     written = []
-    ratio_bars(summary, "throughput", "throughput, variant / baseline (x, median with 95% CI)",
-               "speedup", folder, written)
+    ratio_bars(summary, "throughput", "throughput, variant / baseline\n" + RATIO_NOTE, "speedup",
+               folder, written)
     ratio_bars(summary, "step_bytes",
-               "training memory above data and model, variant / baseline (x, median with 95% CI)",
+               "training memory above data and model, variant / baseline\n" + RATIO_NOTE,
                "memory", folder, written)
     time_to_accuracy(summary, records, folder, written)
     lr_schedules(summary, records, folder, written)

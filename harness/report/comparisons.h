@@ -70,9 +70,10 @@ inline bool lacks_interval(const MetricComparison& m) {
   return lacks_interval(std::min(m.n_baseline, m.n_variant));
 }
 
-// An interval that holds the true value less often than its 95% says: few runs a side of a
-// metric whose runs vary (one every run measures alike, such as bytes, has a zero-width interval
-// and no such doubt), or one run on a side. `undercovers` in summary.json, which the plots read.
+// An interval that holds the true value less often than its 95% says: a bootstrap's from few runs
+// a side of a metric whose runs vary (one every run measures alike, such as bytes, has a
+// zero-width interval and no such doubt; a paired t interval keeps its coverage), or one run on
+// a side. `undercovers` in summary.json, which the plots read.
 inline bool interval_undercovers(const MetricComparison& m) {
   if (!m.defined) return false;
   return lacks_interval(m) || (!m.t_interval && has_few_runs(m) && runs_vary(m));
