@@ -81,7 +81,8 @@ def run_json_line(command):
 
 def bootstrap_ratio(numerator, denominator, resamples=10000, seed=0):
     """median(numerator)/median(denominator) with a percentile-bootstrap 95% interval (the
-    report's statistic, harness/measure/statistics.h)."""
+    report's statistic for runs that do not pair, harness/measure/statistics.h; the race's two
+    sides of a repetition run back to back and could pair as the report's runs do)."""
     rng = np.random.default_rng(seed)
     a, b = np.asarray(numerator), np.asarray(denominator)
     ratios = np.median(rng.choice(a, (resamples, len(a))), axis=1) / \
