@@ -56,7 +56,7 @@ TEST(ReportTest, ComparesVariantWithBaselineWithIntervals) {
   EXPECT_EQ(throughput->n_variant, 5);
   // Paired by seed: the geometric mean of the ratios 1.4, 1.45, ..., 1.6 with the t interval of
   // their logs (mean -+ 2.776 stddev / sqrt(5); numpy), and that t test's p (t = 17.1, 4 df).
-  EXPECT_TRUE(throughput->paired);
+  EXPECT_TRUE(throughput->paired());
   EXPECT_EQ(throughput->pairs, 5);
   EXPECT_TRUE(throughput->t_interval);
   EXPECT_NEAR(throughput->interval.estimate, 1.49833111, 1e-8);
@@ -69,7 +69,7 @@ TEST(ReportTest, ComparesVariantWithBaselineWithIntervals) {
   EXPECT_DOUBLE_EQ(memory->interval.high, 0.5);
   const auto* accuracy = c.metric("accuracy");
   EXPECT_DOUBLE_EQ(accuracy->interval.estimate, 0.0);  // a difference, not a ratio
-  EXPECT_TRUE(accuracy->paired);                       // each repetition has its seed
+  EXPECT_TRUE(accuracy->paired());                     // each repetition has its seed
   EXPECT_FALSE(c.metric("time_to_target")->defined);   // no run had a target
   EXPECT_TRUE(c.metric("time_to_target")->note.empty());
 }
@@ -212,7 +212,7 @@ TEST(ReportTest, AccuracyDeltasArePairedBySeedAndUnpairedWhenFewerThanTwoRunsPai
       write(dir.file("runs.jsonl"), added, runs);
       const auto comparisons = compare(load_results(dir.path().string()));
       const auto* accuracy = comparisons[0].metric("accuracy");
-      EXPECT_TRUE(accuracy->paired);
+      EXPECT_TRUE(accuracy->paired());
       EXPECT_EQ(accuracy->pairs, runs == Variant::kAllSeeds ? 3 : 2);  // seed 2's baseline left out
       EXPECT_NEAR(accuracy->interval.estimate, added, 1e-12);
       EXPECT_NEAR(accuracy->interval.low, added, 1e-12);  // unpaired: about -0.6
@@ -224,7 +224,7 @@ TEST(ReportTest, AccuracyDeltasArePairedBySeedAndUnpairedWhenFewerThanTwoRunsPai
   const auto results = load_results(dir.path().string());
   const auto comparisons = compare(results);
   const auto* accuracy = comparisons[0].metric("accuracy");
-  EXPECT_FALSE(accuracy->paired);
+  EXPECT_FALSE(accuracy->paired());
   EXPECT_LT(accuracy->interval.low, -0.2);  // the seeds' own spread
   const ReportInputs inputs{results, comparisons, {}, {}};
   EXPECT_NE(markdown_report(inputs).find("(unpaired)"), std::string::npos);
@@ -293,7 +293,7 @@ TEST(ReportTest, TheBatchWaitTheFirstStepAndTheGeneralizationGapAreCompared) {
   EXPECT_DOUBLE_EQ(gap->baseline_median, 0.25);
   EXPECT_DOUBLE_EQ(gap->variant_median, 0.75);
   EXPECT_DOUBLE_EQ(gap->interval.estimate, 0.5);  // variant - baseline
-  EXPECT_TRUE(gap->paired);
+  EXPECT_TRUE(gap->paired());
   const auto markdown = markdown_report({results, comparisons, {}, {}});
   EXPECT_NE(markdown.find("| batch wait per step |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| 0.500 |"), std::string::npos) << markdown;  // the variant tables

@@ -241,7 +241,7 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
   const auto paired = compare_folders(synthetic_folder("before", {before_runs}),
                                       synthetic_folder("after", {after_runs}), throughput, 0.05);
   const auto& change = paired.variants.at(0).change;
-  EXPECT_TRUE(change.paired);
+  EXPECT_TRUE(change.paired());
   EXPECT_NEAR(change.interval.estimate, 0.9, 1e-12);
   EXPECT_NEAR(change.interval.low, 0.9, 1e-12);
   EXPECT_NEAR(change.interval.high, 0.9, 1e-12);
@@ -259,7 +259,7 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
   for (auto& r : after_runs) r.run_id = "20261203-130000-2";
   const auto separate = compare_folders(synthetic_folder("before", {before_runs}),
                                         synthetic_folder("after", {after_runs}), throughput, 0.05);
-  EXPECT_FALSE(separate.variants[0].change.paired);
+  EXPECT_FALSE(separate.variants[0].change.paired());
   EXPECT_NEAR(separate.variants[0].change.interval.estimate, 0.9, 1e-12);
   EXPECT_LT(separate.variants[0].change.interval.low, 0.5);
   EXPECT_EQ(separate.variants[0].verdict, "inconclusive");
@@ -270,7 +270,7 @@ TEST(FolderComparisonTest, RunsOfOnePlannedRunArePairedAndTheMachinesDriftDropsO
   after_runs[4].status = RunStatus::kCrashed;
   const auto partial = compare_folders(synthetic_folder("before", {before_runs}),
                                        synthetic_folder("after", {after_runs}), throughput, 0.05);
-  EXPECT_FALSE(partial.variants[0].change.paired);
+  EXPECT_FALSE(partial.variants[0].change.paired());
   EXPECT_EQ(partial.variants[0].change.n_variant, 4);
   EXPECT_NE(folder_comparison_console(partial).find("intervals undercover"), std::string::npos);
 }

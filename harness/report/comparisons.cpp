@@ -176,7 +176,6 @@ bool compare_pairs(const ValuePairs& pairs, bool ratio, MetricComparison& m) {
     for (const auto& [baseline, variant] : pairs) differences.push_back(variant - baseline);
     m.interval = measure::bootstrap_median_of_differences(differences);
   }
-  m.paired = true;
   m.pairs = static_cast<int>(pairs.size());
   return true;
 }
@@ -232,9 +231,9 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
   m.variant_median = v.median;
   m.baseline_cv = b.cv;
   m.variant_cv = v.cv;
-  // A paired ratio's p-value is its t test's (compare_pairs).
-  m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
   const bool paired = pairs && !pairs->empty() && compare_pairs(*pairs, info.ratio, m);
+  // A paired ratio's p-value is its t test's (compare_pairs).
+  if (!m.t_interval) m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
   if (!paired && !info.ratio) {
     m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
   } else if (!paired) {

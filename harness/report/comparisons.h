@@ -39,13 +39,14 @@ struct MetricComparison {
   double baseline_cv = 0, variant_cv = 0;  // over repetitions
   bool defined = false;        // both sides have values (and a non-zero baseline for a ratio)
   measure::Interval interval;  // ratio or difference, with its 95% interval
-  bool paired = false;         // over pairs of runs (ValuePairs): see compare_samples
-  int pairs = 0;               // how many pairs, when paired
+  int pairs = 0;               // over how many pairs of runs (ValuePairs), 0 when unpaired
   bool t_interval = false;     // a paired ratio's Student-t interval, which keeps its coverage
                                // with few pairs (a bootstrap's does not: kMinRunsPerSide)
   double p_value = 1;  // two-sided: the t test of a t interval, else Mann-Whitney U (1 when a side
                        // has no values)
   std::string note;    // e.g. "target reached by 1/3 baseline runs"
+
+  bool paired() const { return pairs > 0; }  // see compare_samples
 };
 
 // Below this many runs on a side a comparison's statistics are weak: the U test cannot reach

@@ -32,7 +32,7 @@ std::string interval_text(const MetricComparison* m, const MetricInfo& info) {
   if (info.ratio) return ratio_text(m->interval);
   return format_number("%+.4f", m->interval.estimate) + " [" +
          format_number("%+.4f", m->interval.low) + ", " + format_number("%+.4f", m->interval.high) +
-         "]" + (m->paired ? "" : " (unpaired)");
+         "]" + (m->paired() ? "" : " (unpaired)");
 }
 
 std::string metric_text(const ComparisonResult& r, const std::string& id) {

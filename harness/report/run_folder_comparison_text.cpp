@@ -57,7 +57,7 @@ std::string verdict_counts(const FolderComparison& c) {
 // keeps its coverage with few pairs).
 bool few_runs(const FolderComparison& c) {
   for (const auto& v : c.variants) {
-    if (v.change.defined && !v.change.paired && has_few_runs(v.change)) return true;
+    if (v.change.defined && !v.change.paired() && has_few_runs(v.change)) return true;
   }
   return false;
 }
@@ -72,7 +72,7 @@ std::string effect_notes(const EffectChange& e) {
 // How many compared variants' ratios are over back-to-back pairs of runs (run --against).
 int paired_count(const FolderComparison& c) {
   return static_cast<int>(std::count_if(c.variants.begin(), c.variants.end(), [](const auto& v) {
-    return v.change.defined && v.change.paired;
+    return v.change.defined && v.change.paired();
   }));
 }
 
@@ -239,7 +239,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
                        "after median", "after / before [95% CI]", "p", "verdict", "notes"});
   for (const auto& v : c.variants) {
     std::string notes = v.reason;
-    if (v.change.defined && v.change.paired) {
+    if (v.change.defined && v.change.paired()) {
       notes += (notes.empty() ? "" : "; ") + std::string("paired: geometric mean of ") +
                std::to_string(v.change.n_baseline) + " back-to-back pairs";
     }
@@ -305,7 +305,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["change"] = interval_json(v.change.interval);
       j["no_interval"] = lacks_interval(v.change);  // a side with one run: a single ratio
       j["p_value"] = v.change.p_value;
-      j["paired"] = v.change.paired;
+      j["paired"] = v.change.paired();
     }
     variants.push_back(j);
   }

@@ -12,7 +12,7 @@ nlohmann::json interval_json(const MetricComparison& m) {
                       {"baseline_cv", m.baseline_cv},
                       {"variant_cv", m.variant_cv},
                       {"defined", m.defined},
-                      {"paired", m.paired},
+                      {"paired", m.paired()},
                       {"pairs", m.pairs},
                       {"t_interval", m.t_interval},
                       {"undercovers", interval_undercovers(m)},
