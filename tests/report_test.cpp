@@ -368,6 +368,39 @@ TEST(ReportTest, ManyIntervalsSayHowManyWouldExcludeOneByChance) {
       << markdown;
 }
 
+// Each metric's p-values are adjusted together over the report's comparisons (the Summary's q
+// column, summary.json's q_value): a p just under 0.05 among three comparisons is no discovery.
+TEST(ReportTest, QValuesAdjustEachMetricOverTheReportsComparisons) {
+  TempDir dir;
+  write_synthetic_results(dir.file("runs.jsonl"));  // "fast": p < 1e-4
+  // Against the baseline's 100 samples/s: "slightly" 1.01x to 1.07x faster (p = 0.035 by itself,
+  // the second smallest of three: q = 0.035 * 3 / 2 = 0.053), "same" exactly as fast (p = 1).
+  const double slightly[] = {105, 101, 107, 101, 104};
+  for (int rep = 0; rep < 5; ++rep) {
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "slightly", rep, slightly[rep], 1));
+    append_record(dir.file("runs.jsonl"), synthetic_record("w", "same", rep, 100, 1000));
+  }
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  std::vector<double> p_values, q_values;
+  for (const auto& c : comparisons) {
+    p_values.push_back(c.metric("throughput")->p_value);
+    q_values.push_back(c.metric("throughput")->q_value);
+  }
+  ASSERT_EQ(p_values.size(), 3u);
+  EXPECT_EQ(q_values, measure::benjamini_hochberg(p_values));
+  const ReportInputs inputs{results, comparisons, {}, {}};
+  const auto markdown = markdown_report(inputs);
+  EXPECT_NE(markdown.find("| throughput | p | q | CV |"), std::string::npos) << markdown;
+  EXPECT_NEAR(q_values[1], p_values[1] * 3 / 2, 1e-12);
+  EXPECT_GT(q_values[1], 0.05);
+  EXPECT_LT(p_values[1], 0.05);
+  EXPECT_NE(markdown.find("p < 0.05: 2 of them; q < 0.05"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("together): 1."), std::string::npos) << markdown;
+  EXPECT_EQ(summary_json(inputs)["comparisons"][0]["metrics"]["throughput"]["q_value"],
+            q_values[0]);
+}
+
 // One run a side (`--repetitions 1`): the ratio is shown as a number with "no interval", never as
 // an exact-looking [x, x], and summary.json marks it as undercovering for the plots.
 TEST(ReportTest, OneRunASideShowsNoInterval) {

@@ -282,4 +282,21 @@ MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<doubl
   return result;
 }
 
+std::vector<double> benjamini_hochberg(const std::vector<double>& p_values) {
+  const size_t m = p_values.size();
+  std::vector<size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return p_values[a] < p_values[b]; });
+  // From the largest p down: q of rank k is min(m p_(k) / k, q of rank k + 1), at most 1.
+  std::vector<double> q(m);
+  double smallest_above = 1;
+  for (size_t rank = m; rank >= 1; --rank) {
+    const size_t i = order[rank - 1];
+    smallest_above = std::min(smallest_above, p_values[i] * static_cast<double>(m) / rank);
+    q[i] = smallest_above;
+  }
+  return q;
+}
+
 }  // namespace speedbench::measure

@@ -81,6 +81,12 @@ Interval bootstrap_ratio_of_ratios(const std::vector<double>& before_baseline,
                                    double confidence = 0.95, int resamples = 10000,
                                    uint64_t seed = 0);
 
+// The Benjamini-Hochberg adjustment of a family of p-values (in their order): q_i, the smallest
+// false discovery rate at which test i is a discovery. The tests with q < 0.05 hold, in
+// expectation, at most 5% of false discoveries among them, where the tests are independent or
+// positively dependent (as comparisons that share a baseline's runs are). A family of one: q = p.
+std::vector<double> benjamini_hochberg(const std::vector<double>& p_values);
+
 struct MannWhitney {
   double u = 0;        // U of the first sample: pairs (a_i > b_j) + half the ties
   double p_value = 1;  // two-sided

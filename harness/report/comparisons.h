@@ -44,7 +44,10 @@ struct MetricComparison {
                                // with few pairs (a bootstrap's does not: kMinRunsPerSide)
   double p_value = 1;  // two-sided: the t test of a t interval, else Mann-Whitney U (1 when a side
                        // has no values)
-  std::string note;    // e.g. "target reached by 1/3 baseline runs"
+  // p adjusted for the comparisons it was made among (Benjamini-Hochberg): compare() adjusts each
+  // metric over the report's comparisons of it; alone, q = p.
+  double q_value = 1;
+  std::string note;  // e.g. "target reached by 1/3 baseline runs"
 
   bool paired() const { return pairs > 0; }  // see compare_samples
 };

@@ -21,9 +21,14 @@ std::string cv_text(const MetricComparison* m) {
          format_number("%.0f%%", 100 * m->variant_cv) + (noisy ? " (noisy)" : "");
 }
 
+std::string probability_text(double p) { return p < 0.001 ? "<0.001" : format_number("%.3f", p); }
+
 std::string p_text(const MetricComparison* m) {
-  if (m == nullptr || !m->defined) return "-";
-  return m->p_value < 0.001 ? "<0.001" : format_number("%.3f", m->p_value);
+  return m == nullptr || !m->defined ? "-" : probability_text(m->p_value);
+}
+
+std::string q_text(const MetricComparison* m) {
+  return m == nullptr || !m->defined ? "-" : probability_text(m->q_value);
 }
 
 std::string claim_text(const Claim& claim) {
@@ -191,7 +196,9 @@ std::string reading_guide() {
          "pairs' ratios with a Student-t 95% interval on their logs, and p is that t test's "
          "(two-sided; p < 0.05 exactly when the interval excludes 1x); a run whose seed the other "
          "side lacks is left out. Where fewer than 2 runs pair, a ratio is of the medians with a "
-         "bootstrap 95% interval and p is the two-sided Mann-Whitney U test. CV is the "
+         "bootstrap 95% interval and p is the two-sided Mann-Whitney U test. q is p adjusted "
+         "for the report's many throughput comparisons (Benjamini-Hochberg): the rows with q < "
+         "0.05 hold, in expectation, at most 5% whose effect is chance. CV is the "
          "coefficient of variation of throughput over repetitions (baseline/variant, flagged "
          "above 10%). Training memory is the peak of tracked tensor bytes during training "
          "steps above what was resident when training started (the dataset, the model): "
@@ -204,10 +211,13 @@ std::string reading_guide() {
 // Many intervals at once: what a reader of a column of 95% intervals should expect by chance.
 // Only throughput ratios whose runs vary count (an exact metric has no chance to err).
 std::string many_intervals_note(const ReportInputs& in) {
-  int varying = 0;
+  int varying = 0, significant = 0, discoveries = 0;
   for (const auto& r : in.comparisons) {
     const auto* t = r.metric("throughput");
-    if (r.status == "ok" && t != nullptr && t->defined && runs_vary(*t)) varying += 1;
+    if (r.status != "ok" || t == nullptr || !t->defined || !runs_vary(*t)) continue;
+    varying += 1;
+    significant += t->p_value < 0.05;
+    discoveries += t->q_value < 0.05;
   }
   if (varying < 2) return "";
   return "\nEach 95% interval holds for its own comparison: among these " +
@@ -218,8 +228,13 @@ std::string many_intervals_note(const ReportInputs& in) {
          std::to_string(kMinRunsPerSide) +
          " runs: see \"Measurement health\"), and the comparisons of one workload share its "
          "baseline's runs, so a baseline that ran fast or slow moves all of that workload's "
-         "ratios together. An interval that barely clears 1x is worth a second look: "
-         "`speedbench run --suite ... --only ID --repetitions N`.\n";
+         "ratios together. p < 0.05: " +
+         std::to_string(significant) +
+         " of them; q < 0.05 (p adjusted for all the report's "
+         "throughput ratios together): " +
+         std::to_string(discoveries) +
+         ". An interval that barely clears 1x is worth a second look: `speedbench run --suite "
+         "... --only ID --repetitions N`.\n";
 }
 
 // One row per compared technique and workload, with its claims and their verdicts; the
@@ -227,7 +242,7 @@ std::string many_intervals_note(const ReportInputs& in) {
 std::string summary_section(const ReportInputs& in) {
   std::ostringstream out, skipped;
   out << "\n## Summary\n\n"
-      << table_header({"workload", "technique", "n base/var", "throughput", "p", "CV",
+      << table_header({"workload", "technique", "n base/var", "throughput", "p", "q", "CV",
                        "training memory", "accuracy delta", "time to target", "claim", "verdict"});
   for (const auto& r : in.comparisons) {
     const auto& c = r.comparison;
@@ -243,7 +258,7 @@ std::string summary_section(const ReportInputs& in) {
     }
     out << table_row(
         {c.workload, c.label, std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
-         metric_text(r, "throughput"), p_text(throughput), cv_text(throughput),
+         metric_text(r, "throughput"), p_text(throughput), q_text(throughput), cv_text(throughput),
          metric_text(r, "step_bytes"), metric_text(r, "accuracy"), metric_text(r, "time_to_target"),
          claim.empty() ? "-" : claim, verdict.empty() ? "-" : verdict});
   }

@@ -18,6 +18,7 @@ nlohmann::json interval_json(const MetricComparison& m) {
                       {"undercovers", interval_undercovers(m)},
                       {"no_interval", lacks_interval(m)},
                       {"p_value", m.p_value},
+                      {"q_value", m.q_value},
                       {"note", m.note}};
   if (m.defined) {
     j["estimate"] = m.interval.estimate;
