@@ -94,6 +94,17 @@ FEW_RUNS_NOTE = ("under 5 unpaired runs a side, a 95% interval holds the true ra
                  "times in 10")
 
 
+# A throughput bar whose interval still excludes 1x once adjusted for the report's many
+# throughput comparisons (its q, as the report's Summary has it; memory is near exact: its
+# intervals have next to no chance to adjust for).
+DISCOVERY_MARK = " *"
+DISCOVERY_NOTE = "*: q < 0.05 (p adjusted for all the report's throughput ratios together)"
+
+
+def is_discovery(metric, m):
+    return metric == "throughput" and m.get("q_value", 1) < 0.05
+
+
 def interval_side(low, high, higher_is_better):
     """"better" or "worse" when the interval [low, high] lies wholly on one side of 1x, else
     "unclear" (an interval that touches 1x, as a zero-width one at exactly 1x does, included)."""
@@ -114,6 +125,10 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
         claimed = [cl["threshold"] for cl in c.get("claims", []) if cl["metric"] == metric]
         runs = f"pairs={m['pairs']}" if m.get("paired") else f"n={m['n_baseline']}/{m['n_variant']}"
         label = f"{c['workload']} / {c['label']} ({runs})"
+        if is_discovery(metric, m):
+            label += DISCOVERY_MARK
+            if DISCOVERY_NOTE not in xlabel:
+                xlabel += "\n" + DISCOVERY_NOTE
         # One run on a side has no interval (its [x, x] is a point): the bar stays grey.
         rows.append((label, m["estimate"], m["low"], m["high"], claimed,
                      m.get("no_interval", False)))

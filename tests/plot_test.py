@@ -27,12 +27,12 @@ plot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot)
 
 
-def comparison(label, metric, estimate, low, high, undercovers=False, runs=3, pairs=0):
+def comparison(label, metric, estimate, low, high, undercovers=False, runs=3, pairs=0, q=1.0):
     return {"workload": "w", "label": label, "status": "ok", "claims": [],
             "metrics": {metric: {"defined": True, "estimate": estimate, "low": low, "high": high,
                                  "n_baseline": runs, "n_variant": runs, "paired": pairs > 0,
                                  "pairs": pairs, "undercovers": undercovers,
-                                 "no_interval": runs < 2}}}
+                                 "no_interval": runs < 2, "q_value": q}}}
 
 
 # What ratio_bars drew: each bar's face colour (top to bottom), the legend's (text, colour)
@@ -119,6 +119,17 @@ class FewRunsNoteTest(unittest.TestCase):
                                                     runs=5, pairs=4),
                                          comparison("apart", "throughput", 1.2, 1.1, 1.3)])
         self.assertEqual(sorted(drawn.labels), ["w / apart (n=3/3)", "w / paired (pairs=4)"])
+
+    def test_a_star_marks_an_interval_that_keeps_q_under_5_percent(self):
+        drawn = draw_bars("throughput", [
+            comparison("found", "throughput", 1.2, 1.1, 1.3, pairs=5, q=0.01),
+            comparison("alone", "throughput", 1.2, 1.02, 1.3, pairs=5, q=0.08)])
+        self.assertEqual(sorted(drawn.labels), ["w / alone (pairs=5)", "w / found (pairs=5) *"])
+        self.assertIn(plot.DISCOVERY_NOTE, drawn.xlabel)
+        # As in the report, q singles out throughput ratios only.
+        memory = draw_bars("step_bytes", [comparison("smaller", "step_bytes", 0.5, 0.49, 0.51, q=0)])
+        self.assertEqual(memory.labels, ["w / smaller (n=3/3)"])
+        self.assertNotIn(plot.DISCOVERY_NOTE, memory.xlabel)
 
     def test_not_where_no_interval_undercovers(self):
         drawn = draw_bars("throughput", [comparison("a", "throughput", 1.2, 1.1, 1.3)])
