@@ -85,7 +85,9 @@ TEST(ReportTest, VerdictsFollowTheIntervalAgainstTheThreshold) {
                                claim("less-than-half", "peak_bytes", "<=", 0.4),
                                claim("gpu-only", "throughput", ">=", 1.0, true),
                                claim("absent", "throughput", ">=", 1.0, true),
-                               claim("gated-in-smoke", "throughput", ">=", 1.3, true)};
+                               claim("gated-in-smoke", "throughput", ">=", 1.3, true),
+                               claim("nearly", "throughput", ">=", 1.45),
+                               claim("at-most", "throughput", "<=", 1.45)};
   claims[5].device = "cuda";
   claims[6].technique = "warp_drive";
   claims[7].gate_suite = "smoke";  // these results are suite "synthetic"
@@ -94,6 +96,20 @@ TEST(ReportTest, VerdictsFollowTheIntervalAgainstTheThreshold) {
   EXPECT_EQ(verdict_of(verdicts, "faster").reason, "") << "5 runs a side: no caveat";
   EXPECT_EQ(verdict_of(verdicts, "much-faster").verdict, "refuted");
   EXPECT_EQ(verdict_of(verdicts, "borderline").verdict, "inconclusive");
+  // An inconclusive verdict says how many repetitions would decide it. 1.498x [1.40, 1.60] from 5
+  // pairs: the logs' stddev is 0.0655 (the half-width in logs) * sqrt(5) / 2.776 = 0.0528, and
+  // the half-width t(n - 1) * 0.0528 / sqrt(n) drops below log(1.498 / 1.45) = 0.0328 at n = 13
+  // (0.0319; 0.0335 at n = 12). Against 1.5 the estimate is too close for 100.
+  EXPECT_EQ(verdict_of(verdicts, "borderline").reason,
+            "more than 100 repetitions would be needed to decide it if the effect and its spread "
+            "are as in these 5 pairs");
+  EXPECT_EQ(verdict_of(verdicts, "nearly").verdict, "inconclusive");
+  EXPECT_EQ(verdict_of(verdicts, "nearly").reason,
+            "about 13 repetitions would confirm it if the effect and its spread are as in these 5 "
+            "pairs");
+  EXPECT_EQ(verdict_of(verdicts, "at-most").reason,
+            "about 13 repetitions would refute it if the effect and its spread are as in these 5 "
+            "pairs");
   EXPECT_EQ(verdict_of(verdicts, "half-memory").verdict, "confirmed");
   EXPECT_EQ(verdict_of(verdicts, "less-than-half").verdict, "refuted");
   const auto& gpu = verdict_of(verdicts, "gpu-only");

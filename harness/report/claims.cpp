@@ -1,6 +1,7 @@
 #include "harness/report/claims.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "harness/config/config_error.h"
@@ -35,6 +36,35 @@ std::string few_runs_note(const MetricComparison& m) {
   return "only " + std::to_string(m.n_baseline) + "/" + std::to_string(m.n_variant) +
          " runs: under " + std::to_string(kMinRunsPerSide) +
          " a side, a bootstrap 95% interval holds the true value about 9 times in 10, not 19 in 20";
+}
+
+// Beyond this many repetitions a suggestion stops: the effect sits too close to the claim to
+// tell apart at this noise.
+constexpr int kMostRepetitionsSuggested = 100;
+
+// For a verdict a paired t interval left inconclusive: how many repetitions would decide it if
+// the effect and the pairs' spread were as measured (the interval's half-width in logs is
+// t(n - 1) * stddev / sqrt(n), so the spread follows from it). A plan, not a promise: a new run
+// measures its own effect and spread.
+std::string repetitions_to_decide_note(const MetricComparison& m, const Claim& claim) {
+  if (!m.t_interval || m.pairs < 2 || claim.threshold <= 0 || m.interval.low <= 0) return "";
+  const double mean = std::log(m.interval.estimate);
+  const double distance = std::abs(mean - std::log(claim.threshold));
+  const double stddev = (std::log(m.interval.high) - std::log(m.interval.low)) / 2 *
+                        std::sqrt(static_cast<double>(m.pairs)) /
+                        measure::student_t_quantile(0.95, m.pairs - 1);
+  const bool above = mean > std::log(claim.threshold);
+  const std::string outcome = above == (claim.direction == ">=") ? "confirm" : "refute";
+  const std::string measured =
+      " if the effect and its spread are as in these " + std::to_string(m.pairs) + " pairs";
+  for (int n = m.pairs + 1; n <= kMostRepetitionsSuggested; ++n) {
+    if (measure::student_t_quantile(0.95, n - 1) * stddev / std::sqrt(static_cast<double>(n)) <
+        distance) {
+      return "about " + std::to_string(n) + " repetitions would " + outcome + " it" + measured;
+    }
+  }
+  return "more than " + std::to_string(kMostRepetitionsSuggested) +
+         " repetitions would be needed to decide it" + measured;
 }
 
 }  // namespace
@@ -130,6 +160,7 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
         v.measurement = *m;
         v.verdict = verdict_for(m->interval, claim.direction, claim.threshold);
         v.reason = few_runs_note(*m);
+        if (v.verdict == "inconclusive") v.reason += repetitions_to_decide_note(*m, claim);
       }
       if (severity(v.verdict) > severity(best.verdict) || best.workload.empty()) best = v;
     }
