@@ -79,6 +79,29 @@ TEST(FolderComparisonTest, ASlowerVariantRegressesAnEqualOneIsUnchangedAndEffect
             std::string::npos);
 }
 
+// The variants' p-values are adjusted together (q): a change of one of three is less surprising
+// than the same change alone.
+TEST(FolderComparisonTest, TheVariantsPValuesAreAdjustedTogether) {
+  const auto before = synthetic_folder(
+      "before", {runs("baseline", {100, 101, 99, 102, 98}), runs("a", {100, 101, 99, 102, 98}),
+                 runs("b", {100, 101, 99, 102, 98})});
+  const auto after = synthetic_folder(
+      "after", {runs("baseline", {90, 91, 89, 92, 88}), runs("a", {99, 103, 100, 104, 101}),
+                runs("b", {100, 101, 99, 102, 98})});
+  const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
+  std::vector<double> p_values, q_values;
+  for (const auto& v : c.variants) {
+    p_values.push_back(v.change.p_value);
+    q_values.push_back(v.change.q_value);
+  }
+  ASSERT_EQ(p_values.size(), 3u);
+  EXPECT_EQ(q_values, measure::benjamini_hochberg(p_values));
+  EXPECT_GT(q_values[0], p_values[0]);  // the slower baseline's: 3 times its p, the smallest
+  EXPECT_DOUBLE_EQ(folder_comparison_json(c)["variants"][0]["q_value"].get<double>(), q_values[0]);
+  EXPECT_NE(folder_comparison_markdown(c).find("| after / before [95% CI] | p | q | verdict |"),
+            std::string::npos);
+}
+
 TEST(FolderComparisonTest, TheVerdictReadsTheIntervalAgainstTheTolerance) {
   auto verdict = [](double low, double high, bool lower_is_better, double tolerance = 0.05,
                     int runs = 5) {

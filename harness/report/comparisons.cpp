@@ -248,6 +248,13 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
   return m;
 }
 
+void adjust_p_values(const std::vector<MetricComparison*>& family) {
+  std::vector<double> p_values;
+  for (const auto* m : family) p_values.push_back(m->p_value);
+  const auto q_values = measure::benjamini_hochberg(p_values);
+  for (size_t i = 0; i < family.size(); ++i) family[i]->q_value = q_values[i];
+}
+
 const MetricComparison* ComparisonResult::metric(const std::string& id) const {
   for (const auto& m : metrics) {
     if (m.metric == id) return &m;
@@ -281,8 +288,8 @@ ConfigError no_records_error(const fs::path& given, const std::string& records_p
 }
 
 // A report makes many comparisons of each metric (36 throughput ratios in the CPU reference), and
-// about one in 20 of those with no effect still has p < 0.05: each metric's q-values are its
-// defined comparisons' p-values adjusted together.
+// about one in 20 of those with no effect still has p < 0.05: each metric's defined comparisons
+// are one family.
 void adjust_p_values_per_metric(std::vector<ComparisonResult>& results) {
   for (const auto& info : report_metrics()) {
     std::vector<MetricComparison*> family;
@@ -291,10 +298,7 @@ void adjust_p_values_per_metric(std::vector<ComparisonResult>& results) {
         if (m.metric == info.id && m.defined) family.push_back(&m);
       }
     }
-    std::vector<double> p_values;
-    for (const auto* m : family) p_values.push_back(m->p_value);
-    const auto q_values = measure::benjamini_hochberg(p_values);
-    for (size_t i = 0; i < family.size(); ++i) family[i]->q_value = q_values[i];
+    adjust_p_values(family);
   }
 }
 

@@ -102,6 +102,10 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
                                  const std::vector<double>& variant, const MetricInfo& info,
                                  const std::optional<ValuePairs>& pairs = std::nullopt);
 
+// Sets the q_value of each comparison of a family made together (a report's comparisons of one
+// metric, compare's variants): their p-values adjusted as one family (measure::benjamini_hochberg).
+void adjust_p_values(const std::vector<MetricComparison*>& family);
+
 struct ComparisonResult {
   Comparison comparison;
   std::string status = "ok";  // ok | not_applicable | failed (no ok run on a side) | missing

@@ -339,6 +339,11 @@ FolderComparison compare_folders(const Results& before, const Results& after,
   for (const auto& which : variants_in_order(after)) {
     if (before_samples.count(which) == 0) c.only_after.push_back(which.first + "/" + which.second);
   }
+  std::vector<MetricComparison*> compared;
+  for (auto& v : c.variants) {
+    if (v.change.defined) compared.push_back(&v.change);
+  }
+  adjust_p_values(compared);
   if (c.variants.empty()) {
     throw ConfigError(after.records_path, "",
                       "shares no (workload, variant) with " + before.records_path +

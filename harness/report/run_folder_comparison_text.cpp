@@ -211,7 +211,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
          "a technique's effect is a ratio within each folder, whose interleaved runs cancel such "
          "drift, and `run --against` interleaves two builds the same way. p is two-sided: the "
          "t test of a paired row's logs (below 0.05 exactly when its interval excludes 1x), else "
-         "the Mann-Whitney U test.";
+         "the Mann-Whitney U test; q is p adjusted for all the variants compared together "
+         "(Benjamini-Hochberg: of the rows with q < 0.05, about 5% or fewer are chance).";
   if (few_runs(c)) {
     out << " **Fewer than " << kMinRunsPerSide
         << " runs a side**: the intervals undercover, so a verdict may be wrong more often than 1 "
@@ -236,7 +237,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
       << machine_speed_text(c) << ".\n\n";
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",
-                       "after median", "after / before [95% CI]", "p", "verdict", "notes"});
+                       "after median", "after / before [95% CI]", "p", "q", "verdict", "notes"});
   for (const auto& v : c.variants) {
     std::string notes = v.reason;
     if (v.change.defined && v.change.paired()) {
@@ -254,6 +255,7 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
          compared ? median_text(v.change.variant_median, *c.metric) : "-",
          ratio_or_dash(v.change, *c.metric),
          compared ? format_number("%.2g", v.change.p_value) : "-",
+         compared ? format_number("%.2g", v.change.q_value) : "-",
          v.verdict == "regressed" || v.verdict == "failed" ? "**" + v.verdict + "**" : v.verdict,
          notes});
   }
@@ -305,6 +307,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["change"] = interval_json(v.change.interval);
       j["no_interval"] = lacks_interval(v.change);  // a side with one run: a single ratio
       j["p_value"] = v.change.p_value;
+      j["q_value"] = v.change.q_value;
       j["paired"] = v.change.paired();
     }
     variants.push_back(j);
