@@ -1,6 +1,7 @@
-// Statistics of measurements: summaries of one sample (step times, throughputs), and the two
-// tools that compare a variant's repetitions with its baseline's: a bootstrap confidence
-// interval of the ratio of medians, and the Mann-Whitney U test.
+// Statistics of measurements: summaries of one sample (step times, throughputs), and the tools
+// that compare a variant's repetitions with its baseline's: Student-t intervals and tests of
+// paired runs' log ratios, bootstrap intervals and the Mann-Whitney U test where runs do not
+// pair, and the Benjamini-Hochberg adjustment of a report's many p-values.
 #pragma once
 
 #include <cstdint>
