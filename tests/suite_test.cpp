@@ -174,6 +174,13 @@ TEST(SuiteTest, OnlyAndExcludeSelectTechniquesAndRejectUnknownNames) {
   const auto excluded = suite_from_json(suite_json("one_at_a_time", kTechniques), "s.json",
                                         SuiteSelection{{}, {"amp", "debug_off"}});
   EXPECT_EQ(variant_names(excluded, "cnn"), (std::vector<std::string>{"baseline", "bn_no_bias"}));
+  // bn_no_bias applies to cnn alone: the rnn's baseline would compare nothing, so it is left out.
+  const auto one_workload = suite_from_json(suite_json("one_at_a_time", kTechniques), "s.json",
+                                            SuiteSelection{{"bn_no_bias"}, {}});
+  EXPECT_EQ(variant_names(one_workload, "cnn"),
+            (std::vector<std::string>{"baseline", "bn_no_bias"}));
+  EXPECT_TRUE(variant_names(one_workload, "rnn").empty());
+  EXPECT_EQ(one_workload.plan.size(), 2u * 2u);  // 2 variants, 2 repetitions
   const auto error =
       config_error(suite_json("one_at_a_time", kTechniques), SuiteSelection{{"ampp"}, {}});
   EXPECT_NE(

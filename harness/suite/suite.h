@@ -71,7 +71,8 @@ struct Suite {
 };
 
 // What of a suite to run, and how often. --only / --exclude: technique ids (one_at_a_time,
-// leave_one_out) or variant names (grid, scaling) to keep or drop; baselines always run.
+// leave_one_out) or variant names (grid, scaling) to keep or drop; a workload's baseline runs
+// where something is left to compare with it (a workload nothing applies to is left out).
 // --repetitions: runs per variant instead of the file's (0: the file's).
 struct SuiteSelection {
   std::vector<std::string> only;

@@ -212,8 +212,15 @@ void expand_suite(Suite& suite, const std::vector<SuiteWorkload>& workloads,
                   const std::string& order) {
   const bool technique_design = is_technique_design(suite.design);
   toggles = select(std::move(toggles), selection, /*keep_first=*/!technique_design);
+  // A workload none of whose toggles applies would run its baseline and compare nothing (--only
+  // a technique of one workload): it is left out. A grid's or scaling's first toggle is the
+  // baseline itself.
+  const size_t first_compared = technique_design ? 0 : 1;
   SuiteBuilder builder(suite);
   for (const auto& workload : workloads) {
+    if (std::none_of(toggles.begin() + static_cast<std::ptrdiff_t>(first_compared), toggles.end(),
+                     [&](const Toggle& t) { return applies_to(t, workload.name); }))
+      continue;
     if (suite.design == "one_at_a_time") expand_one_at_a_time(builder, workload, toggles);
     if (suite.design == "leave_one_out") expand_leave_one_out(builder, workload, toggles);
     if (!technique_design) expand_in_order(builder, workload, toggles);
