@@ -235,14 +235,15 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
   // A paired ratio's p-value is its t test's (compare_pairs).
   if (!m.t_interval) m.p_value = measure::mann_whitney_u(variant, baseline).p_value;
   m.q_value = m.p_value;
-  if (!paired && !info.ratio) {
-    m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
-  } else if (!paired) {
-    if (std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
+  if (!paired) {  // of the medians, resampling each side
+    if (!info.ratio) {
+      m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
+    } else if (std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
       m.note = "baseline is 0: no ratio";
       return m;
+    } else {
+      m.interval = measure::bootstrap_ratio_of_medians(baseline, variant);
     }
-    m.interval = measure::bootstrap_ratio_of_medians(baseline, variant);
   }
   m.defined = true;
   return m;

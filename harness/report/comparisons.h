@@ -62,6 +62,12 @@ inline bool has_few_runs(const MetricComparison& m) {
   return std::min(m.n_baseline, m.n_variant) < kMinRunsPerSide;
 }
 
+// Few runs on a side and no t interval from pairs of runs to stand on instead: the U test and the
+// bootstrap are what the comparison has (a paired t interval keeps its coverage with few pairs).
+inline bool has_few_unpaired_runs(const MetricComparison& m) {
+  return !m.t_interval && has_few_runs(m);
+}
+
 // The runs of the metric differed, so its interval has a width; one every run measures alike
 // (bytes, parameters) has a zero-width interval.
 inline bool runs_vary(const MetricComparison& m) { return m.interval.low < m.interval.high; }
@@ -80,7 +86,7 @@ inline bool lacks_interval(const MetricComparison& m) {
 // a side. `undercovers` in summary.json, which the plots read.
 inline bool interval_undercovers(const MetricComparison& m) {
   if (!m.defined) return false;
-  return lacks_interval(m) || (!m.t_interval && has_few_runs(m) && runs_vary(m));
+  return lacks_interval(m) || (has_few_unpaired_runs(m) && runs_vary(m));
 }
 
 // (baseline, variant) values of two runs that belong together: runs that share a seed (the

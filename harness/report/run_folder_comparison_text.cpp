@@ -57,7 +57,7 @@ std::string verdict_counts(const FolderComparison& c) {
 // keeps its coverage with few pairs).
 bool few_runs(const FolderComparison& c) {
   for (const auto& v : c.variants) {
-    if (v.change.defined && !v.change.paired() && has_few_runs(v.change)) return true;
+    if (v.change.defined && has_few_unpaired_runs(v.change)) return true;
   }
   return false;
 }

@@ -166,7 +166,7 @@ std::string health_section(const ReportInputs& in) {
   for (const auto& c : in.comparisons) {
     const auto* t = c.metric("throughput");
     if (c.status != "ok" || t == nullptr) continue;
-    if (has_few_runs(*t) && !t->t_interval) {  // a paired t interval keeps its coverage
+    if (has_few_unpaired_runs(*t)) {
       few << table_row({c.comparison.workload, c.comparison.label,
                         std::to_string(t->n_baseline) + "/" + std::to_string(t->n_variant)});
     }
