@@ -2,6 +2,7 @@
 // refuted, inconclusive, not_run), gating, and the claims file's errors.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <utility>
 
@@ -185,6 +186,67 @@ TEST(ReportTest, AVerdictFromThreePairsOfRunsHasNoCaveat) {
   const ReportInputs inputs{results, comparisons, claims, verdicts};
   EXPECT_EQ(summary_json(inputs)["comparisons"][0]["metrics"]["throughput"]["undercovers"], false);
   EXPECT_EQ(markdown_report(inputs).find("Fewer than 5 runs on a side"), std::string::npos);
+}
+
+// A claim on "any" workload is judged on each: the worst verdict decides, and among equal
+// verdicts the workload whose estimate is least favourable to the claim (not the first in the
+// records' order); the note tallies the workloads' verdicts.
+TEST(ReportTest, AClaimOnAnyWorkloadIsDecidedByItsLeastFavourableWorkload) {
+  const auto write = [](const std::string& path, const std::vector<std::string>& workloads) {
+    const std::map<std::string, double> speedup = {{"a", 2.0}, {"b", 1.5}, {"c", 1.0}};
+    for (const auto& workload : workloads) {
+      for (int rep = 0; rep < 5; ++rep) {
+        const double baseline = 100 + rep;
+        append_record(path, synthetic_record(workload, "baseline", rep, baseline, 1000));
+        append_record(path,
+                      synthetic_record(workload, "fast", rep,
+                                       baseline * speedup.at(workload) * (1 + 0.01 * rep), 500));
+      }
+    }
+  };
+  auto at_least = claim("at-least-1.3x", "throughput", ">=", 1.3);
+  auto at_most = claim("at-most-2.5x", "throughput", "<=", 2.5);
+  const std::vector<Claim> claims = {at_least, at_most};
+  TempDir two;
+  write(two.file("runs.jsonl"), {"a", "b"});
+  auto results = load_results(two.path().string());
+  auto verdicts = verify_claims(claims, compare(results), results);
+  EXPECT_EQ(verdict_of(verdicts, "at-least-1.3x").verdict, "confirmed");
+  EXPECT_EQ(verdict_of(verdicts, "at-least-1.3x").workload, "b") << "1.5x is nearer 1.3x than 2x";
+  EXPECT_EQ(verdict_of(verdicts, "at-least-1.3x").reason,
+            "the least favourable of 2 workloads (confirmed on 2)");
+  EXPECT_EQ(verdict_of(verdicts, "at-most-2.5x").workload, "a") << "2x is nearer 2.5x than 1.5x";
+
+  TempDir three;
+  write(three.file("runs.jsonl"), {"c", "a", "b"});
+  results = load_results(three.path().string());
+  verdicts = verify_claims(claims, compare(results), results);
+  const auto& refuted = verdict_of(verdicts, "at-least-1.3x");
+  EXPECT_EQ(refuted.verdict, "refuted");
+  EXPECT_EQ(refuted.workload, "c");
+  EXPECT_EQ(refuted.reason, "the least favourable of 3 workloads (confirmed on 2, refuted on 1)");
+  EXPECT_EQ(verdict_of(verdicts, "at-most-2.5x").workload, "a");
+  // The Summary and summary.json show each workload's own verdict.
+  const ReportInputs inputs{results, compare(results), claims, verdicts};
+  const auto markdown = markdown_report(inputs);
+  EXPECT_NE(markdown.find("| c | fast | 5/5 | 1.02x"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| throughput >= 1.3x; throughput <= 2.5x | refuted; confirmed |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| throughput >= 1.3x; throughput <= 2.5x | confirmed; confirmed |"),
+            std::string::npos)
+      << markdown;
+  const auto json = summary_json(inputs);
+  EXPECT_EQ(json["claims"][0]["by_workload"],
+            nlohmann::json::parse(R"([{"workload": "c", "verdict": "refuted"},
+                                      {"workload": "a", "verdict": "confirmed"},
+                                      {"workload": "b", "verdict": "confirmed"}])"));
+
+  auto on_b = at_least;
+  on_b.workload = "b";
+  verdicts = verify_claims({on_b}, compare(results), results);
+  EXPECT_EQ(verdicts[0].workload, "b");
+  EXPECT_EQ(verdicts[0].reason, "") << "one workload: nothing to tally";
 }
 
 TEST(ReportTest, NotApplicableAndFailedRunsAreNotCompared) {

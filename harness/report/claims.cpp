@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "harness/config/config_error.h"
 #include "harness/config/json_file_kind.h"
@@ -27,6 +29,39 @@ int severity(const std::string& verdict) {
   if (verdict == "inconclusive") return 2;
   if (verdict == "confirmed") return 1;
   return 0;  // not_run
+}
+
+// Whether `candidate` should decide a claim instead of `deciding`: a more severe verdict; at the
+// same severity one that measured nothing (a crash says more than an interval that straddles);
+// then, both measured, the estimate less favourable to the claim (the smaller where it says
+// ">=", the larger where "<="). So a claim on "any" workload names its weakest workload, not
+// the first in plan order.
+bool decides_instead(const ClaimVerdict& candidate, const ClaimVerdict& deciding) {
+  if (deciding.workload.empty()) return true;  // nothing matched yet
+  const int a = severity(candidate.verdict), b = severity(deciding.verdict);
+  if (a != b) return a > b;
+  if (candidate.measured != deciding.measured) return !candidate.measured;
+  if (!candidate.measured) return false;
+  const double c = candidate.measurement.interval.estimate,
+               d = deciding.measurement.interval.estimate;
+  return candidate.claim->direction == ">=" ? c < d : c > d;
+}
+
+// For a claim matched on more than one workload: "the least favourable of 3 workloads
+// (confirmed on 2, inconclusive on 1)".
+std::string tally_note(const std::vector<std::pair<std::string, std::string>>& by_workload) {
+  std::map<std::string, int> workloads_by_verdict;
+  for (const auto& [workload, verdict] : by_workload) workloads_by_verdict[verdict] += 1;
+  std::string note =
+      "the least favourable of " + std::to_string(by_workload.size()) + " workloads (";
+  const char* separator = "";
+  for (const char* verdict : {"confirmed", "inconclusive", "refuted", "not_run"}) {
+    const auto found = workloads_by_verdict.find(verdict);
+    if (found == workloads_by_verdict.end()) continue;
+    note += separator + std::string(verdict) + " on " + std::to_string(found->second);
+    separator = ", ";
+  }
+  return note + ")";
 }
 
 // A caveat for a verdict drawn from an interval that undercovers (a bootstrap's from fewer than
@@ -134,6 +169,7 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
       best.reason = "no comparison of " + claim.technique +
                     (claim.workload == "any" ? "" : " on " + claim.workload) + " in these results";
     }
+    std::vector<std::pair<std::string, std::string>> by_workload;
     for (const auto& result : comparisons) {
       if (!applies || !claim_matches(claim, result.comparison)) continue;
       ClaimVerdict v = best;
@@ -162,8 +198,13 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
         v.reason = few_runs_note(*m);
         if (v.verdict == "inconclusive") v.reason += repetitions_to_decide_note(*m, claim);
       }
-      if (severity(v.verdict) > severity(best.verdict) || best.workload.empty()) best = v;
+      by_workload.emplace_back(v.workload, v.verdict);
+      if (decides_instead(v, best)) best = v;
     }
+    if (by_workload.size() > 1) {
+      best.reason = tally_note(by_workload) + (best.reason.empty() ? "" : "; " + best.reason);
+    }
+    best.by_workload = std::move(by_workload);
     verdicts.push_back(best);
   }
   return verdicts;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/report/comparisons.h"
@@ -40,6 +41,8 @@ struct ClaimVerdict {
   MetricComparison measurement;  // when measured: the deciding comparison's metric (interval, n)
   std::string reason;
   bool gates = false;  // gate, on the results' device and gate_suite: a failure fails verify
+  // Each matching comparison's own verdict, (workload, verdict) in the comparisons' order.
+  std::vector<std::pair<std::string, std::string>> by_workload;
 };
 
 // The interval against the threshold: confirmed when it clears it, refuted when it excludes it.
@@ -47,7 +50,8 @@ std::string verdict_for(const measure::Interval& interval, const std::string& di
                         double threshold);
 
 // Each claim against the comparisons of its technique (every matching workload: the worst
-// verdict wins, refuted > inconclusive > confirmed).
+// verdict wins, refuted > inconclusive > confirmed; among equals the estimate least favourable
+// to the claim; the reason tallies the workloads' verdicts where more than one matched).
 std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
                                         const std::vector<ComparisonResult>& comparisons,
                                         const Results& results);

@@ -38,11 +38,15 @@ std::string claim_text(const Claim& claim) {
                       : format_number("%+g", claim.threshold));
 }
 
+// The claim's verdict on this workload's comparison (the Claims table has the deciding one).
 std::string verdict_of(const std::vector<ClaimVerdict>& verdicts, const Claim* claim,
                        const std::string& workload) {
   for (const auto& v : verdicts) {
-    if (v.claim == claim)
-      return v.workload == workload || v.workload.empty() ? v.verdict : "(see claims)";
+    if (v.claim != claim) continue;
+    for (const auto& [matched, verdict] : v.by_workload) {
+      if (matched == workload) return verdict;
+    }
+    return v.verdict;
   }
   return "";
 }

@@ -65,6 +65,11 @@ nlohmann::json summary_json(const ReportInputs& in) {
                         {"workload", v.workload},
                         {"reason", v.reason},
                         {"source", v.claim->source}};
+    nlohmann::json by_workload = nlohmann::json::array();
+    for (const auto& [workload, verdict] : v.by_workload) {
+      by_workload.push_back({{"workload", workload}, {"verdict", verdict}});
+    }
+    j["by_workload"] = by_workload;
     if (v.measured) {
       j["estimate"] = v.measurement.interval.estimate;
       j["low"] = v.measurement.interval.low;
