@@ -335,7 +335,10 @@ TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgains
   EXPECT_NEAR(effect.change.low, 1.2, 1e-12);
   EXPECT_NEAR(effect.change.high, 1.2, 1e-12);
   EXPECT_EQ(effect.verdict, "improved");
+  EXPECT_TRUE(effect.has_p_value);
+  EXPECT_EQ(effect.p_value, 0);  // the same change in every repetition
   EXPECT_EQ(folder_comparison_json(paired)["effects"][0]["paired"], true);
+  EXPECT_EQ(folder_comparison_json(paired)["effects"][0]["p_value"], 0);
   EXPECT_NE(folder_comparison_markdown(paired).find("| improved | paired by repetition |"),
             std::string::npos);
   EXPECT_NE(folder_comparison_console(paired).find("1 of 1 effect changes paired by repetition"),
@@ -353,6 +356,8 @@ TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgains
   EXPECT_NEAR(apart.change.low, 1.2, 1e-12);
   EXPECT_NEAR(apart.change.high, 1.2, 1e-12);
   EXPECT_EQ(apart.verdict, "improved");
+  EXPECT_TRUE(apart.has_p_value);  // Welch's test of the two folders' mean log ratios
+  EXPECT_EQ(apart.p_value, 0);     // no spread on either side
   EXPECT_NE(folder_comparison_markdown(separate).find("| improved | paired within each folder"),
             std::string::npos);
 
@@ -364,6 +369,48 @@ TEST(FolderComparisonTest, AnEffectsChangeIsPairedByRepetitionWithinOneRunAgains
   EXPECT_NEAR(unpaired.effects[0].change.estimate, 1.2, 1e-12);
   EXPECT_LT(unpaired.effects[0].change.low, 1.0);
   EXPECT_EQ(unpaired.effects[0].verdict, "inconclusive");
+  EXPECT_FALSE(unpaired.effects[0].has_p_value);  // a resampled interval has no test beside it
+  EXPECT_FALSE(folder_comparison_json(unpaired)["effects"][0].contains("p_value"));
+  EXPECT_NE(folder_comparison_markdown(unpaired).find("| - | - | inconclusive |"),
+            std::string::npos);
+}
+
+// The effect changes of a comparison are one family, as its variants are: their p-values are
+// adjusted together. Three techniques in two folders (whose synthetic runs share a run id, so
+// their changes pair by repetition): one whose effect grew, two that held (their ratios vary
+// from repetition to repetition).
+TEST(FolderComparisonTest, TheEffectChangesPValuesAreAdjustedTogether) {
+  const std::vector<double> base = {100, 101, 99, 102, 98};
+  auto scaled = [&](const std::vector<double>& factors) {
+    std::vector<double> values;
+    for (size_t k = 0; k < base.size(); ++k) values.push_back(base[k] * factors[k]);
+    return values;
+  };
+  const auto before = synthetic_folder(
+      "before", {runs("baseline", base), runs("a", scaled({1.5, 1.52, 1.47, 1.51, 1.49})),
+                 runs("b", scaled({1.1, 1.0, 1.05, 1.08, 0.98})),
+                 runs("c", scaled({0.9, 0.95, 0.92, 0.88, 0.93}))});
+  const auto after = synthetic_folder(
+      "after", {runs("baseline", base), runs("a", scaled({1.8, 1.83, 1.79, 1.85, 1.81})),
+                runs("b", scaled({1.02, 1.09, 1.0, 1.06, 1.04})),
+                runs("c", scaled({0.94, 0.9, 0.89, 0.93, 0.91}))});
+  const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
+  ASSERT_EQ(c.effects.size(), 3u);
+  std::vector<double> p_values, q_values;
+  for (const auto& e : c.effects) {
+    EXPECT_TRUE(e.paired);
+    EXPECT_TRUE(e.has_p_value);
+    p_values.push_back(e.p_value);
+    q_values.push_back(e.q_value);
+  }
+  EXPECT_LT(p_values[0], 1e-4);  // a: 1.5x became 1.8x
+  EXPECT_GT(p_values[1], 0.05);
+  EXPECT_GT(p_values[2], 0.05);
+  EXPECT_EQ(q_values, measure::benjamini_hochberg(p_values));
+  EXPECT_GT(q_values[0], p_values[0]);
+  EXPECT_DOUBLE_EQ(folder_comparison_json(c)["effects"][0]["q_value"].get<double>(), q_values[0]);
+  EXPECT_NE(folder_comparison_markdown(c).find("| change [95% CI] | p | q | verdict | notes |"),
+            std::string::npos);
 }
 
 TEST(FolderComparisonTest, FoldersWithNothingInCommonAreBadInput) {

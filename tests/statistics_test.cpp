@@ -204,6 +204,31 @@ TEST(StudentTTest, WelchIntervalOfAChangeOfPairedRatios) {
   EXPECT_NEAR(static_cast<double>(covered) / kTrials, 0.95, 0.02);
 }
 
+TEST(StudentTTest, WelchTestOfAChangeIsTheTestOfItsInterval) {
+  // Means 1 and 5, each sample's variance 2: standard error sqrt(2 / 2 + 2 / 2), t = 4 / sqrt(2),
+  // 2 degrees of freedom, where P(|T| < t) = t / sqrt(t^2 + 2): p = 1 - 2.828 / sqrt(10).
+  EXPECT_NEAR(welch_t_test_p_value({0, 2}, {4, 6}), 1 - std::sqrt(8.0) / std::sqrt(10.0), 1e-12);
+  EXPECT_NEAR(welch_t_test_p_value({4, 6}, {0, 2}), 1 - std::sqrt(8.0) / std::sqrt(10.0), 1e-12);
+  EXPECT_EQ(welch_t_test_p_value({0.2, 0.2}, {0.3, 0.3, 0.3}), 0);  // no spread: certain
+  EXPECT_EQ(welch_t_test_p_value({0.2, 0.2}, {0.2, 0.2}), 1);
+  EXPECT_EQ(welch_t_test_p_value({0.2}, {0.3, 0.4}), 1);  // a side with one value: no test
+  // p < 0.05 exactly when the 95% interval excludes 1 (the logs' change excludes 0).
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> before_log(0.0, 0.1), after_log(0.08, 0.2);
+  int excluded = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<double> before(3), after(5);
+    for (auto& value : before) value = before_log(rng);
+    for (auto& value : after) value = after_log(rng);
+    const auto interval = welch_t_interval_of_change(before, after);
+    const bool excludes_one = interval.low > 1 || interval.high < 1;
+    EXPECT_EQ(welch_t_test_p_value(before, after) < 0.05, excludes_one) << "trial " << trial;
+    excluded += excludes_one;
+  }
+  EXPECT_GT(excluded, 20);  // both outcomes were tried
+  EXPECT_LT(excluded, 480);
+}
+
 TEST(BenjaminiHochbergTest, AdjustedPValuesMatchRs) {
   // R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "BH") is 0.02 0.04 0.04 0.02 (in the given order).
   const auto q = benjamini_hochberg({0.01, 0.04, 0.03, 0.005});

@@ -193,29 +193,58 @@ Interval t_interval_of_geometric_mean(const std::vector<double>& log_ratios, dou
   return interval;
 }
 
+namespace {
+
+// Welch's t for the change of two samples' means, after - before: the difference, its standard
+// error, and the Welch-Satterthwaite degrees of freedom rounded down (to keep the coverage).
+struct WelchT {
+  double difference = 0;
+  double standard_error = 0;  // 0: every value alike on both sides
+  int degrees_of_freedom = 1;
+};
+
+WelchT welch_t(const std::vector<double>& before_values, const std::vector<double>& after_values) {
+  const auto before = summarize(before_values);
+  const auto after = summarize(after_values);
+  WelchT welch;
+  welch.difference = after.mean - before.mean;
+  // Each mean's variance, s^2 / n.
+  const double before_variance = before.stddev * before.stddev / before.count;
+  const double after_variance = after.stddev * after.stddev / after.count;
+  const double variance = before_variance + after_variance;
+  if (variance == 0) return welch;
+  welch.standard_error = std::sqrt(variance);
+  const double degrees_of_freedom = variance * variance /
+                                    (before_variance * before_variance / (before.count - 1) +
+                                     after_variance * after_variance / (after.count - 1));
+  welch.degrees_of_freedom = std::max(1, static_cast<int>(degrees_of_freedom));
+  return welch;
+}
+
+}  // namespace
+
 Interval welch_t_interval_of_change(const std::vector<double>& before_log_ratios,
                                     const std::vector<double>& after_log_ratios,
                                     double confidence) {
   Interval interval;
   if (before_log_ratios.size() < 2 || after_log_ratios.size() < 2) return interval;
-  const auto before = summarize(before_log_ratios);
-  const auto after = summarize(after_log_ratios);
-  const double difference = after.mean - before.mean;
-  interval.estimate = interval.low = interval.high = std::exp(difference);
-  // Each mean's variance, s^2 / n.
-  const double before_variance = before.stddev * before.stddev / before.count;
-  const double after_variance = after.stddev * after.stddev / after.count;
-  const double variance = before_variance + after_variance;
-  if (variance == 0) return interval;  // every ratio alike on both sides: no width
-  const double degrees_of_freedom = variance * variance /
-                                    (before_variance * before_variance / (before.count - 1) +
-                                     after_variance * after_variance / (after.count - 1));
+  const auto welch = welch_t(before_log_ratios, after_log_ratios);
+  interval.estimate = interval.low = interval.high = std::exp(welch.difference);
+  if (welch.standard_error == 0) return interval;  // every ratio alike on both sides: no width
   const double half_width =
-      student_t_quantile(confidence, std::max(1, static_cast<int>(degrees_of_freedom))) *
-      std::sqrt(variance);
-  interval.low = std::exp(difference - half_width);
-  interval.high = std::exp(difference + half_width);
+      student_t_quantile(confidence, welch.degrees_of_freedom) * welch.standard_error;
+  interval.low = std::exp(welch.difference - half_width);
+  interval.high = std::exp(welch.difference + half_width);
   return interval;
+}
+
+double welch_t_test_p_value(const std::vector<double>& before_values,
+                            const std::vector<double>& after_values) {
+  if (before_values.size() < 2 || after_values.size() < 2) return 1;
+  const auto welch = welch_t(before_values, after_values);
+  if (welch.standard_error == 0) return welch.difference == 0 ? 1 : 0;  // certain either way
+  return 1 - t_two_sided_probability(std::abs(welch.difference) / welch.standard_error,
+                                     welch.degrees_of_freedom);
 }
 
 Interval bootstrap_ratio_of_ratios(const std::vector<double>& before_baseline,

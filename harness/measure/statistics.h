@@ -72,6 +72,12 @@ Interval welch_t_interval_of_change(const std::vector<double>& before_log_ratios
                                     const std::vector<double>& after_log_ratios,
                                     double confidence = 0.95);
 
+// The two-sided p-value of Welch's t test of "the two samples' means are equal", the test of
+// welch_t_interval_of_change (same degrees of freedom): p < 1 - confidence exactly when that
+// interval excludes 1. 1 with fewer than 2 values on a side.
+double welch_t_test_p_value(const std::vector<double>& before_values,
+                            const std::vector<double>& after_values);
+
 // How a ratio of medians changed between two measurements of it (two machines, two builds):
 // (median(after_variant) / median(after_baseline)) / (median(before_variant) /
 // median(before_baseline)), with a percentile-bootstrap interval that resamples all four samples.

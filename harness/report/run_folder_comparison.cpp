@@ -205,6 +205,20 @@ std::optional<std::vector<double>> log_effect_changes_by_repetition(
   return changes;
 }
 
+// The effect changes' p-values adjusted together, as the variants' are (those without a test
+// left out of the family).
+void adjust_effect_p_values(std::vector<EffectChange>& effects) {
+  std::vector<EffectChange*> tested;
+  std::vector<double> p_values;
+  for (auto& e : effects) {
+    if (!e.has_p_value) continue;
+    tested.push_back(&e);
+    p_values.push_back(e.p_value);
+  }
+  const auto q_values = measure::benjamini_hochberg(p_values);
+  for (size_t i = 0; i < tested.size(); ++i) tested[i]->q_value = q_values[i];
+}
+
 // `which` has records in both folders.
 VariantChange compare_variant(const Sample& before_sample, const Sample& after_sample,
                               const WorkloadVariant& which, const MetricInfo& metric,
@@ -263,13 +277,15 @@ EffectChange compare_effect(const Results& before_results, const Results& after_
   if (const auto changes = log_effect_changes_by_repetition(samples)) {
     // As a paired variant row: the geometric mean with a Student-t interval.
     effect.change = measure::t_interval_of_geometric_mean(*changes);
-    effect.paired = true;
+    effect.p_value = measure::t_test_p_value(*changes);
+    effect.has_p_value = effect.paired = true;
   } else if (effect.before.t_interval && effect.after.t_interval) {
     // Two paired effects measured apart: Welch's interval of the change of their logs' means.
-    effect.change =
-        measure::welch_t_interval_of_change(*log_ratios(*before_pairs), *log_ratios(*after_pairs));
-    effect.within_folder_pairs = true;
-  } else {
+    const auto before_logs = *log_ratios(*before_pairs), after_logs = *log_ratios(*after_pairs);
+    effect.change = measure::welch_t_interval_of_change(before_logs, after_logs);
+    effect.p_value = measure::welch_t_test_p_value(before_logs, after_logs);
+    effect.has_p_value = effect.within_folder_pairs = true;
+  } else {  // no test beside the bootstrap interval: no p-value
     effect.change = measure::bootstrap_ratio_of_ratios(samples[0]->values, samples[1]->values,
                                                        samples[2]->values, samples[3]->values);
   }
@@ -363,6 +379,7 @@ FolderComparison compare_folders(const Results& before, const Results& after,
                                          metric, tolerance));
     }
   }
+  adjust_effect_p_values(c.effects);
   return c;
 }
 

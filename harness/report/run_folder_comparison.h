@@ -59,6 +59,11 @@ struct EffectChange {
   // their logs' means; else all four samples resampled (bootstrap).
   bool paired = false;
   bool within_folder_pairs = false;
+  // The two-sided p-value of the interval's t test (paired or Welch's) of "the effect did not
+  // change", and q, the effect changes' p-values adjusted together (Benjamini-Hochberg). None
+  // beside a bootstrap interval.
+  bool has_p_value = false;
+  double p_value = 1, q_value = 1;
   int fewest_runs = 0;  // of the four samples (lacks_interval: `change` is a single ratio)
   std::string verdict;  // change_verdict's (better = a larger speedup), or "not_compared"
   std::string reason;

@@ -266,13 +266,18 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
            "paired (one `run --against`), the geometric mean of each repetition's change, whose "
            "four runs were made in one sweep of the plan, with a Student-t interval; where each "
            "folder's effect is paired within it, with Welch's t interval of the difference of the "
-           "two folders' mean log ratios; else resampling all four sets of runs.\n\n";
-    out << table_header(
-        {"workload", "technique", "before", "after", "change [95% CI]", "verdict", "notes"});
+           "two folders' mean log ratios; else resampling all four sets of runs. p is the t "
+           "test's of \"the effect did not change\" (none beside a resampled interval), q the "
+           "effect changes' p-values adjusted together. Every effect of a workload is divided "
+           "by its baseline's runs, so a baseline that moved moves them all.\n\n";
+    out << table_header({"workload", "technique", "before", "after", "change [95% CI]", "p", "q",
+                         "verdict", "notes"});
     for (const auto& e : c.effects) {
       out << table_row({e.workload, e.label, ratio_or_dash(e.before, *c.metric),
                         ratio_or_dash(e.after, *c.metric), effect_change_text(e, *c.metric),
-                        e.verdict, effect_notes(e)});
+                        e.has_p_value ? format_number("%.2g", e.p_value) : "-",
+                        e.has_p_value ? format_number("%.2g", e.q_value) : "-", e.verdict,
+                        effect_notes(e)});
     }
   }
   if (!c.only_before.empty() || !c.only_after.empty()) {
@@ -333,6 +338,10 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
       j["no_interval"] = lacks_interval(e.fewest_runs);
       j["paired"] = e.paired;
       j["within_folder_pairs"] = e.within_folder_pairs;
+      if (e.has_p_value) {
+        j["p_value"] = e.p_value;
+        j["q_value"] = e.q_value;
+      }
     }
     effects.push_back(j);
   }
