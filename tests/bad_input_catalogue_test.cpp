@@ -141,6 +141,7 @@ std::vector<BadInput> catalogue() {
       {"results: a corrupt line", {{"r/runs.jsonl", "<record>\n{\"schema_version\": 1, \"run_id\": \n<record>"}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "line 2"}},
       {"results: a suite given as records", {{"s.json", suite_with(kGoodSuiteTail)}}, exe + " report {dir}/s.json", {"{dir}/s.json", "expected records (a runs.jsonl), got a suite", "speedbench run --suite {dir}/s.json"}},
       {"results: a TrainConfig given to reproduce", {{"c.json", kGoodConfig}}, exe + " reproduce {dir}/c.json", {"{dir}/c.json", "expected records (a runs.jsonl), got a TrainConfig", "speedbench run-one --config {dir}/c.json"}},
+      {"results: a negative measurement", {{"r/runs.jsonl", "<record>\n<record with a negative rate>"}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "line 2", "'samples_per_s' is -100.0 (expected a number >= 0)"}},
       {"results: empty records file", {{"r/runs.jsonl", ""}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "no records"}},
       {"results: a micro-benchmark file of another kind", {{"r/runs.jsonl", "<record>"}, {"m.json", "{\"records\": []}"}}, exe + " report {dir}/r --micro {dir}/m.json", {"{dir}/m.json", "'benchmarks'"}},
       {"compare: an unknown metric", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --metric speed", {"command line", "'--metric'", "expected a ratio metric", "'speed'"}},
@@ -210,7 +211,12 @@ void write_case_file(const std::string& path, const std::string& content,
   } else if (content.rfind("#!", 0) == 0) {  // a script that stands in for a program
     testing::write_executable(path, content);
   } else {
-    testing::write_text(path, std::regex_replace(content, std::regex("<record>"), record_line));
+    // A record whose throughput (100 samples/s) was made negative: a corrupt measurement.
+    const auto negative_rate = std::regex_replace(
+        record_line, std::regex("\"samples_per_s\":100\\.0"), "\"samples_per_s\":-100.0");
+    const auto text = std::regex_replace(content, std::regex("<record>"), record_line);
+    testing::write_text(
+        path, std::regex_replace(text, std::regex("<record with a negative rate>"), negative_rate));
   }
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <utility>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
@@ -177,6 +178,47 @@ TEST(RecordTest, MissingFieldIsNamed) {
     FAIL() << "no error";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("samples_per_s"), std::string::npos);
+  }
+}
+
+// A negative count, size, time or rate cannot have been measured: the record is named as
+// corrupt (field, value, what was expected) instead of turning into "-" or a ratio in a report.
+TEST(RecordTest, ANegativeMeasurementIsNamed) {
+  auto negative_rate = record_to_json(full_record());
+  negative_rate["metrics"]["samples_per_s"] = -5.0;
+  auto negative_bytes = record_to_json(full_record());
+  negative_bytes["metrics"]["peak_allocated_bytes"] = -1;
+  auto negative_step = record_to_json(full_record());
+  negative_step["metrics"]["step_ms"] = {10.0, -2.5};
+  for (const auto& [json, expected] :
+       {std::make_pair(negative_rate,
+                       "record field 'samples_per_s' is -5.0 (expected a number >= 0)"),
+        std::make_pair(negative_bytes,
+                       "record field 'peak_allocated_bytes' is -1 (expected a number >= 0)"),
+        std::make_pair(negative_step,
+                       "record field 'step_ms' has -2.5 at index 1 (expected times >= 0)")}) {
+    try {
+      record_from_json(json);
+      ADD_FAILURE() << "no error for " << expected;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_EQ(std::string(error.what()), expected);
+    }
+  }
+  auto zero = record_to_json(full_record());
+  zero["metrics"]["samples_per_s"] = 0.0;  // a run that trained nothing: measured, not corrupt
+  EXPECT_EQ(record_from_json(zero).metrics.samples_per_s, 0.0);
+
+  TempDir dir;  // in a records file: the file and the line too
+  append_record(dir.file("runs.jsonl"), full_record());
+  std::ofstream(dir.file("runs.jsonl"), std::ios::app) << negative_rate.dump() << "\n";
+  try {
+    read_records(dir.file("runs.jsonl"));
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("runs.jsonl"), std::string::npos) << what;
+    EXPECT_NE(what.find("line 2"), std::string::npos) << what;
+    EXPECT_NE(what.find("'samples_per_s' is -5.0"), std::string::npos) << what;
   }
 }
 

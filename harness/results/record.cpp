@@ -22,6 +22,30 @@ T field(const nlohmann::json& json, const char* key) {
   }
 }
 
+// A measured quantity that cannot be negative (a count, bytes, a time, a rate): a negative value
+// is a corrupt or hand-edited record, named here rather than shown as "-" or as a ratio later.
+template <typename T>
+T at_least_zero(const nlohmann::json& json, const char* key) {
+  const auto value = field<T>(json, key);
+  if (value < 0) {
+    throw std::invalid_argument(std::string("record field '") + key + "' is " +
+                                nlohmann::json(value).dump() + " (expected a number >= 0)");
+  }
+  return value;
+}
+
+std::vector<double> times_at_least_zero(const nlohmann::json& json, const char* key) {
+  auto times = field<std::vector<double>>(json, key);
+  for (size_t i = 0; i < times.size(); ++i) {
+    if (times[i] < 0) {
+      throw std::invalid_argument(std::string("record field '") + key + "' has " +
+                                  nlohmann::json(times[i]).dump() + " at index " +
+                                  std::to_string(i) + " (expected times >= 0)");
+    }
+  }
+  return times;
+}
+
 // The losses are float32 tensors' values. Written as the shortest decimal that reads back as the
 // same float (at most 9 digits, not the 17 of its double): in the CPU reference's records the
 // losses took 665 KB of 2.2 MB that way. Read back through float, they are the values the run had.
@@ -115,37 +139,37 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
 
 RunMetrics metrics_from_json(const nlohmann::json& j) {
   RunMetrics m;
-  m.steps = field<int64_t>(j, "steps");
-  m.batch_size = field<int64_t>(j, "batch_size");
-  m.max_batch_probes = field<int64_t>(j, "max_batch_probes");
-  m.amp_skipped_steps = field<int64_t>(j, "amp_skipped_steps");
-  m.measured_steps = field<int64_t>(j, "measured_steps");
-  m.samples_trained = field<int64_t>(j, "samples_trained");
-  m.step_ms = field<std::vector<double>>(j, "step_ms");
+  m.steps = at_least_zero<int64_t>(j, "steps");
+  m.batch_size = at_least_zero<int64_t>(j, "batch_size");
+  m.max_batch_probes = at_least_zero<int64_t>(j, "max_batch_probes");
+  m.amp_skipped_steps = at_least_zero<int64_t>(j, "amp_skipped_steps");
+  m.measured_steps = at_least_zero<int64_t>(j, "measured_steps");
+  m.samples_trained = at_least_zero<int64_t>(j, "samples_trained");
+  m.step_ms = times_at_least_zero(j, "step_ms");
   m.step_losses = float32_values_from_json(j, "step_losses");
   if (j.contains("step_lrs")) m.step_lrs = field<std::vector<double>>(j, "step_lrs");
   if (j.contains("warmup_step_ms")) {  // older records lack it
-    m.warmup_step_ms = field<std::vector<double>>(j, "warmup_step_ms");
+    m.warmup_step_ms = times_at_least_zero(j, "warmup_step_ms");
   }
-  if (j.contains("resident_bytes")) m.resident_bytes = field<int64_t>(j, "resident_bytes");
+  if (j.contains("resident_bytes")) m.resident_bytes = at_least_zero<int64_t>(j, "resident_bytes");
   if (j.contains("train_flops_per_sample")) {
-    m.train_flops_per_sample = field<double>(j, "train_flops_per_sample");
+    m.train_flops_per_sample = at_least_zero<double>(j, "train_flops_per_sample");
   }
-  m.data_wait_ms_total = field<double>(j, "data_wait_ms_total");
-  m.samples_per_s = field<double>(j, "samples_per_s");
-  m.train_wall_s = field<double>(j, "train_wall_s");
-  m.eval_wall_s = field<double>(j, "eval_wall_s");
-  m.peak_allocated_bytes = field<int64_t>(j, "peak_allocated_bytes");
-  m.eval_peak_allocated_bytes = field<int64_t>(j, "eval_peak_allocated_bytes");
-  m.peak_rss_bytes = field<int64_t>(j, "peak_rss_bytes");
-  m.parameter_count = field<int64_t>(j, "parameter_count");
-  m.host_syncs = field<int64_t>(j, "host_syncs");
+  m.data_wait_ms_total = at_least_zero<double>(j, "data_wait_ms_total");
+  m.samples_per_s = at_least_zero<double>(j, "samples_per_s");
+  m.train_wall_s = at_least_zero<double>(j, "train_wall_s");
+  m.eval_wall_s = at_least_zero<double>(j, "eval_wall_s");
+  m.peak_allocated_bytes = at_least_zero<int64_t>(j, "peak_allocated_bytes");
+  m.eval_peak_allocated_bytes = at_least_zero<int64_t>(j, "eval_peak_allocated_bytes");
+  m.peak_rss_bytes = at_least_zero<int64_t>(j, "peak_rss_bytes");
+  m.parameter_count = at_least_zero<int64_t>(j, "parameter_count");
+  m.host_syncs = at_least_zero<int64_t>(j, "host_syncs");
   // Fields added with the GPU path (issue 6); older records lack them.
   if (j.contains("step_timing")) m.step_timing = field<std::string>(j, "step_timing");
   if (j.contains("peak_reserved_bytes"))
-    m.peak_reserved_bytes = field<int64_t>(j, "peak_reserved_bytes");
+    m.peak_reserved_bytes = at_least_zero<int64_t>(j, "peak_reserved_bytes");
   if (j.contains("device_syncs") && !j.at("device_syncs").is_null()) {
-    m.device_syncs = field<int64_t>(j, "device_syncs");
+    m.device_syncs = at_least_zero<int64_t>(j, "device_syncs");
   }
   if (j.contains("matmul_peak")) {
     const auto& peak = j.at("matmul_peak");
@@ -155,16 +179,16 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
       m.matmul_peak_kernel = field<std::map<std::string, std::string>>(peak, "kernel");
     }
   }
-  if (j.contains("mfu")) m.mfu = field<double>(j, "mfu");
+  if (j.contains("mfu")) m.mfu = at_least_zero<double>(j, "mfu");
   m.final_train_loss = field<double>(j, "final_train_loss");
   m.final_test_loss = field<double>(j, "final_test_loss");
   m.final_test_accuracy = field<double>(j, "final_test_accuracy");
   m.target_accuracy = field<double>(j, "target_accuracy");
   if (!field<nlohmann::json>(j, "time_to_target_s").is_null()) {
-    m.time_to_target_s = field<double>(j, "time_to_target_s");
+    m.time_to_target_s = at_least_zero<double>(j, "time_to_target_s");
   }
   if (!field<nlohmann::json>(j, "steps_to_target").is_null()) {
-    m.steps_to_target = field<int64_t>(j, "steps_to_target");
+    m.steps_to_target = at_least_zero<int64_t>(j, "steps_to_target");
   }
   for (const auto& p : field<nlohmann::json>(j, "curve")) {
     m.curve.push_back({field<int64_t>(p, "step"), field<double>(p, "epoch"),
