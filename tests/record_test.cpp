@@ -181,9 +181,10 @@ TEST(RecordTest, MissingFieldIsNamed) {
   }
 }
 
-// A negative count, size, time or rate cannot have been measured: the record is named as
-// corrupt (field, value, what was expected) instead of turning into "-" or a ratio in a report.
-TEST(RecordTest, ANegativeMeasurementIsNamed) {
+// A negative count, size, time or rate cannot have been measured, and a config that is no object
+// was not written by speedbench: the record is named as corrupt (field, value, what was
+// expected) instead of turning into "-", a ratio or a JSON library's message in a report.
+TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
   auto negative_rate = record_to_json(full_record());
   negative_rate["metrics"]["samples_per_s"] = -5.0;
   auto negative_bytes = record_to_json(full_record());
@@ -197,6 +198,22 @@ TEST(RecordTest, ANegativeMeasurementIsNamed) {
                        "record field 'peak_allocated_bytes' is -1 (expected a number >= 0)"),
         std::make_pair(negative_step,
                        "record field 'step_ms' has -2.5 at index 1 (expected times >= 0)")}) {
+    try {
+      record_from_json(json);
+      ADD_FAILURE() << "no error for " << expected;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_EQ(std::string(error.what()), expected);
+    }
+  }
+  auto list_config = record_to_json(full_record());
+  list_config["config"] = nlohmann::json::array();
+  auto number_device = record_to_json(full_record());
+  number_device["config"]["device"] = 0;
+  for (const auto& [json, expected] :
+       {std::make_pair(list_config,
+                       "record field 'config' is of JSON type array (expected an object)"),
+        std::make_pair(number_device,
+                       "record field 'config.device' is 0 (expected \"cpu\" or \"cuda\")")}) {
     try {
       record_from_json(json);
       ADD_FAILURE() << "no error for " << expected;

@@ -22,6 +22,15 @@ T field(const nlohmann::json& json, const char* key) {
   }
 }
 
+nlohmann::json object_field(const nlohmann::json& json, const char* key) {
+  auto value = field<nlohmann::json>(json, key);
+  if (!value.is_object()) {
+    throw std::invalid_argument(std::string("record field '") + key + "' is of JSON type " +
+                                value.type_name() + " (expected an object)");
+  }
+  return value;
+}
+
 // A measured quantity that cannot be negative (a count, bytes, a time, a rate): a negative value
 // is a corrupt or hand-edited record, named here rather than shown as "-" or as a ratio later.
 template <typename T>
@@ -256,9 +265,14 @@ Record record_from_json(const nlohmann::json& j) {
   r.finished_at = field<std::string>(j, "finished_at");
   r.data_source = field<std::string>(j, "data_source");
   r.unigram_entropy_bits = field<double>(j, "unigram_entropy_bits");
-  r.config = field<nlohmann::json>(j, "config");
-  r.metrics = metrics_from_json(field<nlohmann::json>(j, "metrics"));
-  r.environment = field<nlohmann::json>(j, "environment");
+  r.config = object_field(j, "config");
+  // The report reads the device of every record's config (results.device, the runs table).
+  if (r.config.contains("device") && !r.config.at("device").is_string()) {
+    throw std::invalid_argument("record field 'config.device' is " + r.config.at("device").dump() +
+                                " (expected \"cpu\" or \"cuda\")");
+  }
+  r.metrics = metrics_from_json(object_field(j, "metrics"));
+  r.environment = object_field(j, "environment");
   return r;
 }
 

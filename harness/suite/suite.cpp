@@ -3,6 +3,7 @@
 #include "harness/suite/suite.h"
 
 #include <algorithm>
+#include <limits>
 #include <regex>
 #include <set>
 
@@ -256,6 +257,25 @@ nlohmann::json suite_plan_to_json(const Suite& suite) {
           {"file", suite.file},         {"device", suite.device},
           {"design", suite.design},     {"repetitions", suite.repetitions},
           {"comparisons", comparisons}, {"runs", runs}};
+}
+
+void check_plan_json(const nlohmann::json& plan, const std::string& file) {
+  JsonObjectReader in(plan, file, "");
+  in.get_string("description", "");
+  in.get_string("design", "");
+  in.get_int("repetitions", 0, 0, std::numeric_limits<int64_t>::max());
+  const auto* runs = in.raw("runs");
+  if (runs != nullptr && !runs->is_array()) in.fail("runs", "expected a list of planned runs");
+  const auto* comparisons = in.raw("comparisons");
+  if (comparisons == nullptr || !comparisons->is_array()) {
+    in.fail("comparisons", "expected a list of comparisons, as `speedbench run` writes it");
+  }
+  for (size_t i = 0; i < comparisons->size(); ++i) {
+    JsonObjectReader entry(comparisons->at(i), file, "comparisons[" + std::to_string(i) + "]");
+    for (const char* key : {"workload", "label", "baseline", "variant"}) {
+      if (entry.get_string(key, "").empty()) entry.fail(key, "expected a name");
+    }
+  }
 }
 
 std::vector<Comparison> comparisons_from_plan_json(const nlohmann::json& plan) {

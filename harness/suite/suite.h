@@ -89,6 +89,12 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
 // compares, and what --resume checks before it continues a run).
 nlohmann::json suite_plan_to_json(const Suite& suite);
 std::vector<Comparison> comparisons_from_plan_json(const nlohmann::json& plan);
+// A plan.json as the report reads it (`file` names it in errors): an object whose
+// "comparisons" is a list of objects with a workload, label, baseline and variant (names),
+// whose "runs" is a list, and whose "description", "design" and "repetitions" (where present)
+// are strings and a whole number. A hand-edited or damaged plan is a ConfigError naming the
+// file and the field, not a JSON library's message halfway through a report.
+void check_plan_json(const nlohmann::json& plan, const std::string& file);
 
 // Suite, workload, variant and run names become folder and file names: a conservative rule keeps
 // every output under the results folder (no "/", no "..").
