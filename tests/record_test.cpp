@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <utility>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
@@ -185,35 +187,22 @@ TEST(RecordTest, MissingFieldIsNamed) {
 // was not written by speedbench: the record is named as corrupt (field, value, what was
 // expected) instead of turning into "-", a ratio or a JSON library's message in a report.
 TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
-  auto negative_rate = record_to_json(full_record());
-  negative_rate["metrics"]["samples_per_s"] = -5.0;
-  auto negative_bytes = record_to_json(full_record());
-  negative_bytes["metrics"]["peak_allocated_bytes"] = -1;
-  auto negative_step = record_to_json(full_record());
-  negative_step["metrics"]["step_ms"] = {10.0, -2.5};
-  for (const auto& [json, expected] :
-       {std::make_pair(negative_rate,
-                       "record field 'samples_per_s' is -5.0 (expected a number >= 0)"),
-        std::make_pair(negative_bytes,
-                       "record field 'peak_allocated_bytes' is -1 (expected a number >= 0)"),
-        std::make_pair(negative_step,
-                       "record field 'step_ms' has -2.5 at index 1 (expected times >= 0)")}) {
-    try {
-      record_from_json(json);
-      ADD_FAILURE() << "no error for " << expected;
-    } catch (const std::invalid_argument& error) {
-      EXPECT_EQ(std::string(error.what()), expected);
-    }
-  }
-  auto list_config = record_to_json(full_record());
-  list_config["config"] = nlohmann::json::array();
-  auto number_device = record_to_json(full_record());
-  number_device["config"]["device"] = 0;
-  for (const auto& [json, expected] :
-       {std::make_pair(list_config,
-                       "record field 'config' is of JSON type array (expected an object)"),
-        std::make_pair(number_device,
-                       "record field 'config.device' is 0 (expected \"cpu\" or \"cuda\")")}) {
+  // (field path, its damaged value, the error)
+  const std::vector<std::tuple<nlohmann::json::json_pointer, nlohmann::json, std::string>> cases = {
+      {"/metrics/samples_per_s"_json_pointer, -5.0,
+       "record field 'samples_per_s' is -5.0 (expected a number >= 0)"},
+      {"/metrics/peak_allocated_bytes"_json_pointer, -1,
+       "record field 'peak_allocated_bytes' is -1 (expected a number >= 0)"},
+      {"/metrics/step_ms"_json_pointer,
+       {10.0, -2.5},
+       "record field 'step_ms' has -2.5 at index 1 (expected times >= 0)"},
+      {"/config"_json_pointer, nlohmann::json::array(),
+       "record field 'config' is of JSON type array (expected an object)"},
+      {"/config/device"_json_pointer, 0,
+       "record field 'config.device' is 0 (expected \"cpu\" or \"cuda\")"}};
+  for (const auto& [field, value, expected] : cases) {
+    auto json = record_to_json(full_record());
+    json[field] = value;
     try {
       record_from_json(json);
       ADD_FAILURE() << "no error for " << expected;
@@ -227,6 +216,8 @@ TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
 
   TempDir dir;  // in a records file: the file and the line too
   append_record(dir.file("runs.jsonl"), full_record());
+  auto negative_rate = record_to_json(full_record());
+  negative_rate["metrics"]["samples_per_s"] = -5.0;
   std::ofstream(dir.file("runs.jsonl"), std::ios::app) << negative_rate.dump() << "\n";
   try {
     read_records(dir.file("runs.jsonl"));

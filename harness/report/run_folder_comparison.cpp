@@ -79,11 +79,12 @@ const Sample& sample_at(const Samples& samples, const WorkloadVariant& which) {
 std::string missing_text(const std::vector<std::pair<std::string, const Sample*>>& named) {
   std::vector<std::pair<std::string, std::string>> reasons;  // (why, names), in first-seen order
   for (const auto& [name, sample] : named) {
-    if (sample->missing.empty()) continue;
+    const auto& missing = sample->missing;  // a lambda cannot capture a binding in C++17
+    if (missing.empty()) continue;
     auto same = std::find_if(reasons.begin(), reasons.end(),
-                             [&](const auto& reason) { return reason.first == sample->missing; });
+                             [&](const auto& reason) { return reason.first == missing; });
     if (same == reasons.end()) {
-      reasons.emplace_back(sample->missing, name);
+      reasons.emplace_back(missing, name);
     } else {
       same->second += " and " + name;
     }
