@@ -2,6 +2,8 @@
 // speedups against the family's first variant, and a clear error for a file of another kind.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "harness/config/config_error.h"
 #include "harness/report/micro_benchmarks.h"
 #include "test_support.h"
@@ -52,6 +54,26 @@ TEST(MicroBenchmarksTest, AnotherKindOfFileIsAClearError) {
     EXPECT_NE(std::string(error.what()).find("field 'benchmarks': expected Google Benchmark JSON"),
               std::string::npos)
         << error.what();
+  }
+}
+
+// An entry that is no object, or a field of another type than Google Benchmark writes, is a
+// clear error naming the file, not a JSON library's message.
+TEST(MicroBenchmarksTest, AnEntryOfAnotherShapeIsAClearError) {
+  testing::TempDir dir;
+  for (const auto* benchmarks : {R"([3])", R"([{"name": "f/a", "run_type": 1, "real_time": 1}])",
+                                 R"([{"name": "f/a", "run_name": 7, "real_time": 1}])"}) {
+    testing::write_text(dir.file("micro.json"),
+                        std::string(R"({"benchmarks": )") + benchmarks + "}");
+    try {
+      read_micro_benchmarks(dir.file("micro.json"));
+      ADD_FAILURE() << "no error for " << benchmarks;
+    } catch (const ConfigError& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find("micro.json"), std::string::npos) << what;
+      EXPECT_NE(what.find("an entry is not as Google Benchmark writes it"), std::string::npos)
+          << what;
+    }
   }
 }
 

@@ -199,7 +199,13 @@ TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
       {"/config"_json_pointer, nlohmann::json::array(),
        "record field 'config' is of JSON type array (expected an object)"},
       {"/config/device"_json_pointer, 0,
-       "record field 'config.device' is 0 (expected \"cpu\" or \"cuda\")"}};
+       "record field 'config.device' is 0 (expected \"cpu\" or \"cuda\")"},
+      {"/config/techniques"_json_pointer, 5,
+       "record field 'config.techniques' is 5 (expected an object)"},
+      {"/environment/machine_at_start"_json_pointer, 5,
+       "record field 'environment.machine_at_start' is 5 (expected an object)"},
+      {"/environment/torch_threads"_json_pointer, "x",
+       "record field 'environment.torch_threads' is \"x\" (expected a whole number)"}};
   for (const auto& [field, value, expected] : cases) {
     auto json = record_to_json(full_record());
     json[field] = value;

@@ -56,15 +56,21 @@ std::vector<MicroBenchmark> read_micro_benchmarks(const std::string& path) {
         "expected Google Benchmark JSON (--benchmark_out=FILE --benchmark_out_format=json)");
   }
   const auto& entries = json["benchmarks"];
-  bool has_medians = false;
-  for (const auto& e : entries) has_medians |= e.value("aggregate_name", "") == "median";
   std::vector<MicroBenchmark> out;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const auto& e = entries[i];
-    const bool aggregate = e.value("run_type", "iteration") == "aggregate";
-    if (has_medians ? (aggregate && e.value("aggregate_name", "") == "median") : !aggregate) {
-      out.push_back(parse_entry(e, path, i));
+  try {
+    bool has_medians = false;
+    for (const auto& e : entries) has_medians |= e.value("aggregate_name", "") == "median";
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const auto& e = entries[i];
+      const bool aggregate = e.value("run_type", "iteration") == "aggregate";
+      if (has_medians ? (aggregate && e.value("aggregate_name", "") == "median") : !aggregate) {
+        out.push_back(parse_entry(e, path, i));
+      }
     }
+  } catch (const nlohmann::json::exception& error) {  // an entry or a field of another type
+    throw ConfigError(
+        path, "benchmarks",
+        std::string("an entry is not as Google Benchmark writes it: ") + error.what());
   }
   if (out.empty()) throw ConfigError(path, "benchmarks", "the file lists no benchmark results");
   return out;

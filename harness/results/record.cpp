@@ -1,5 +1,6 @@
 #include "harness/results/record.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <ctime>
@@ -29,6 +30,41 @@ nlohmann::json object_field(const nlohmann::json& json, const char* key) {
                                 value.type_name() + " (expected an object)");
   }
   return value;
+}
+
+// The keys of a record's free-form sections (config, environment) that reports read, with the
+// JSON type each must have where present: another type is a corrupt record, named here rather
+// than failing inside a report. Parents come before their children.
+struct ReadKey {
+  const char* pointer;
+  bool (nlohmann::json::*has_type)() const noexcept;
+  const char* expected;
+};
+const ReadKey kKeysTheReportReads[] = {
+    {"/config/device", &nlohmann::json::is_string, "\"cpu\" or \"cuda\""},
+    {"/config/techniques", &nlohmann::json::is_object, "an object"},
+    {"/config/techniques/tf32", &nlohmann::json::is_boolean, "true or false"},
+    {"/config/deterministic", &nlohmann::json::is_boolean, "true or false"},
+    {"/environment/torch_threads", &nlohmann::json::is_number_integer, "a whole number"},
+    {"/environment/cpu_cores", &nlohmann::json::is_number_integer, "a whole number"},
+    {"/environment/cpu_cores_usable", &nlohmann::json::is_number_integer, "a whole number"},
+    {"/environment/machine_at_start", &nlohmann::json::is_object, "an object"},
+    {"/environment/machine_at_start/busy_cores", &nlohmann::json::is_number, "a number"},
+    {"/environment/machine_at_start/cpufreq_governor", &nlohmann::json::is_string, "a string"},
+};
+
+void check_keys_the_report_reads(const nlohmann::json& record) {
+  for (const auto& key : kKeysTheReportReads) {
+    const nlohmann::json::json_pointer pointer(key.pointer);
+    if (!record.contains(pointer)) continue;
+    const auto& value = record.at(pointer);
+    if (!(value.*key.has_type)()) {
+      auto name = std::string(key.pointer).substr(1);
+      std::replace(name.begin(), name.end(), '/', '.');
+      throw std::invalid_argument("record field '" + name + "' is " + value.dump() + " (expected " +
+                                  key.expected + ")");
+    }
+  }
 }
 
 // A measured quantity that cannot be negative (a count, bytes, a time, a rate): a negative value
@@ -266,13 +302,9 @@ Record record_from_json(const nlohmann::json& j) {
   r.data_source = field<std::string>(j, "data_source");
   r.unigram_entropy_bits = field<double>(j, "unigram_entropy_bits");
   r.config = object_field(j, "config");
-  // The report reads the device of every record's config (results.device, the runs table).
-  if (r.config.contains("device") && !r.config.at("device").is_string()) {
-    throw std::invalid_argument("record field 'config.device' is " + r.config.at("device").dump() +
-                                " (expected \"cpu\" or \"cuda\")");
-  }
   r.metrics = metrics_from_json(object_field(j, "metrics"));
   r.environment = object_field(j, "environment");
+  check_keys_the_report_reads(j);
   return r;
 }
 
