@@ -3,14 +3,21 @@
 // report`, `verify` and `compare` make them. Records and plans are written by speedbench, but a
 // folder can be damaged, hand-edited or made by another version: bad input may only end as a
 // ConfigError (one clear message); any other exception, a crash or a sanitizer report is a
-// finding.
+// finding. Byte mutations seldom keep a record's JSON valid, so half the mutations are of the
+// JSON itself: one value of one line replaced by a value of another type or an edge value.
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "harness/config/config_error.h"
 #include "harness/report/claims.h"
@@ -35,7 +42,92 @@ void write(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
+// Values of other types and at the edges of their ranges.
+nlohmann::json replacement(std::mt19937_64& rng) {
+  static const nlohmann::json kValues[] = {-1,
+                                           0,
+                                           1,
+                                           2,
+                                           -1.5,
+                                           1e308,
+                                           -1e308,
+                                           5e-324,
+                                           9223372036854775807,
+                                           "",
+                                           "x",
+                                           "baseline",
+                                           true,
+                                           false,
+                                           nullptr,
+                                           nlohmann::json::array(),
+                                           nlohmann::json::object(),
+                                           {1, 2}};
+  return kValues[rng() % (sizeof kValues / sizeof kValues[0])];
+}
+
+// Replaces (or, one time in eight, removes) one randomly chosen value inside `json`.
+void mutate_one_value(nlohmann::json& json, std::mt19937_64& rng) {
+  nlohmann::json* node = &json;
+  nlohmann::json* parent = nullptr;
+  std::string key;
+  size_t index = 0;
+  // Walk down a random path; stop at a leaf or, now and then, at an inner node.
+  while ((node->is_object() || node->is_array()) && !node->empty() && rng() % 4 != 0) {
+    parent = node;
+    if (node->is_object()) {
+      auto it = node->begin();
+      std::advance(it, static_cast<long>(rng() % node->size()));
+      key = it.key();
+      node = &it.value();
+    } else {
+      index = rng() % node->size();
+      node = &(*node)[index];
+    }
+  }
+  if (parent != nullptr && rng() % 8 == 0) {
+    if (parent->is_object()) {
+      parent->erase(key);
+    } else {
+      parent->erase(index);
+    }
+    return;
+  }
+  *node = replacement(rng);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 }  // namespace
+
+// Half the time libFuzzer's byte mutations; else one JSON value of one record (or of the plan)
+// changed, the text kept valid JSON.
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  std::mt19937_64 rng(seed);
+  if (rng() % 2 == 0) return LLVMFuzzerMutate(data, size, max_size);
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  const auto split = input.find('\x01');
+  auto parts = lines_of(input.substr(0, split));
+  if (split != std::string::npos) parts.push_back("\x01" + input.substr(split + 1));
+  if (parts.empty()) return LLVMFuzzerMutate(data, size, max_size);
+  auto& part = parts[rng() % parts.size()];
+  const bool plan = !part.empty() && part[0] == '\x01';
+  auto json = nlohmann::json::parse(plan ? part.substr(1) : part, nullptr, false);
+  if (json.is_discarded()) return LLVMFuzzerMutate(data, size, max_size);
+  mutate_one_value(json, rng);
+  part = (plan ? "\x01" : "") + json.dump();
+  std::string output;
+  for (const auto& p : parts) output += (p[0] == '\x01' || output.empty() ? "" : "\n") + p;
+  if (output.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
+  std::memcpy(data, output.data(), output.size());
+  return output.size();
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);

@@ -183,9 +183,10 @@ TEST(RecordTest, MissingFieldIsNamed) {
   }
 }
 
-// A negative count, size, time or rate cannot have been measured, and a config that is no object
-// was not written by speedbench: the record is named as corrupt (field, value, what was
-// expected) instead of turning into "-", a ratio or a JSON library's message in a report.
+// A negative count, size, time or rate, or a fractional count, cannot have been measured, and a
+// config that is no object was not written by speedbench: the record is named as corrupt (field,
+// value, what was expected) instead of turning into "-", a ratio, a JSON library's message or
+// (a count beyond the integers' range) undefined behaviour in a report.
 TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
   // (field path, its damaged value, the error)
   const std::vector<std::tuple<nlohmann::json::json_pointer, nlohmann::json, std::string>> cases = {
@@ -196,6 +197,9 @@ TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
       {"/metrics/step_ms"_json_pointer,
        {10.0, -2.5},
        "record field 'step_ms' has -2.5 at index 1 (expected times >= 0)"},
+      {"/metrics/steps"_json_pointer, -1e308,
+       "record field 'steps' is -1e+308 (expected a whole number)"},
+      {"/metrics/steps"_json_pointer, 2.5, "record field 'steps' is 2.5 (expected a whole number)"},
       {"/config"_json_pointer, nlohmann::json::array(),
        "record field 'config' is of JSON type array (expected an object)"},
       {"/config/device"_json_pointer, 0,

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <stdexcept>
+#include <type_traits>
 
 #include "harness/measure/statistics.h"
 
@@ -16,6 +17,13 @@ template <typename T>
 T field(const nlohmann::json& json, const char* key) {
   if (!json.contains(key))
     throw std::invalid_argument(std::string("record has no field '") + key + "'");
+  // A count read from a fraction would be cast, and one beyond the integers' range is undefined.
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!json.at(key).is_number_integer()) {
+      throw std::invalid_argument(std::string("record field '") + key + "' is " +
+                                  json.at(key).dump() + " (expected a whole number)");
+    }
+  }
   try {
     return json.at(key).get<T>();
   } catch (const nlohmann::json::exception& error) {
