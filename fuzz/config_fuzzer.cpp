@@ -1,16 +1,34 @@
 // libFuzzer target: bytes -> JSON -> TrainConfig (first byte even) or Suite (odd), through the
 // same file-kind check as load_train_config and load_suite. Bad input may only end as a
 // ConfigError (one clear message); any other exception, a crash or a sanitizer report is a
-// finding.
+// finding. Half the mutations change one value of the JSON (json_mutation.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 #include <string>
 
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
 #include "harness/config/json_file_kind.h"
 #include "harness/suite/suite.h"
+#include "json_mutation.h"
+
+// Half the time libFuzzer's byte mutations; else one value of the JSON after the first byte.
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  std::mt19937_64 rng(seed);
+  if (size < 2 || rng() % 2 == 0) return LLVMFuzzerMutate(data, size, max_size);
+  auto json = nlohmann::json::parse(data + 1, data + size, nullptr, false);
+  if (json.is_discarded()) return LLVMFuzzerMutate(data, size, max_size);
+  speedbench::fuzz::mutate_one_value(json, rng);
+  const auto text = json.dump();
+  if (text.size() + 1 > max_size) return LLVMFuzzerMutate(data, size, max_size);
+  std::memcpy(data + 1, text.data(), text.size());
+  return text.size() + 1;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

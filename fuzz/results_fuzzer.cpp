@@ -23,6 +23,7 @@
 #include "harness/report/claims.h"
 #include "harness/report/report_writer.h"
 #include "harness/report/run_folder_comparison.h"
+#include "json_mutation.h"
 
 namespace {
 
@@ -40,59 +41,6 @@ const fs::path& run_folder() {
 
 void write(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-// Values of other types and at the edges of their ranges.
-nlohmann::json replacement(std::mt19937_64& rng) {
-  static const nlohmann::json kValues[] = {-1,
-                                           0,
-                                           1,
-                                           2,
-                                           -1.5,
-                                           1e308,
-                                           -1e308,
-                                           5e-324,
-                                           9223372036854775807,
-                                           "",
-                                           "x",
-                                           "baseline",
-                                           true,
-                                           false,
-                                           nullptr,
-                                           nlohmann::json::array(),
-                                           nlohmann::json::object(),
-                                           {1, 2}};
-  return kValues[rng() % (sizeof kValues / sizeof kValues[0])];
-}
-
-// Replaces (or, one time in eight, removes) one randomly chosen value inside `json`.
-void mutate_one_value(nlohmann::json& json, std::mt19937_64& rng) {
-  nlohmann::json* node = &json;
-  nlohmann::json* parent = nullptr;
-  std::string key;
-  size_t index = 0;
-  // Walk down a random path; stop at a leaf or, now and then, at an inner node.
-  while ((node->is_object() || node->is_array()) && !node->empty() && rng() % 4 != 0) {
-    parent = node;
-    if (node->is_object()) {
-      auto it = node->begin();
-      std::advance(it, static_cast<long>(rng() % node->size()));
-      key = it.key();
-      node = &it.value();
-    } else {
-      index = rng() % node->size();
-      node = &(*node)[index];
-    }
-  }
-  if (parent != nullptr && rng() % 8 == 0) {
-    if (parent->is_object()) {
-      parent->erase(key);
-    } else {
-      parent->erase(index);
-    }
-    return;
-  }
-  *node = replacement(rng);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -120,7 +68,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   const bool plan = !part.empty() && part[0] == '\x01';
   auto json = nlohmann::json::parse(plan ? part.substr(1) : part, nullptr, false);
   if (json.is_discarded()) return LLVMFuzzerMutate(data, size, max_size);
-  mutate_one_value(json, rng);
+  speedbench::fuzz::mutate_one_value(json, rng);
   part = (plan ? "\x01" : "") + json.dump();
   std::string output;
   for (const auto& p : parts) output += (p[0] == '\x01' || output.empty() ? "" : "\n") + p;

@@ -1,0 +1,53 @@
+// A structure-aware mutation for the fuzz targets whose inputs are JSON (configs, suites,
+// records, plans): byte flips seldom keep JSON valid, so the loaders' checks past the parser are
+// reached by changing one value of a valid document to another type or an edge value instead.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <iterator>
+#include <random>
+#include <string>
+
+namespace speedbench::fuzz {
+
+// Values of other types and at the edges of their ranges.
+inline nlohmann::json replacement(std::mt19937_64& rng) {
+  static const nlohmann::json kValues[] = {
+      -1, 0, 1, 2, -1.5, 1e308, -1e308, 5e-324, 9223372036854775807,     // numbers
+      "", "x", "baseline", true, false, nullptr,                           // other scalars
+      nlohmann::json::array(), nlohmann::json::object(), nlohmann::json::array({1, 2})};
+  return kValues[rng() % (sizeof kValues / sizeof kValues[0])];
+}
+
+// Replaces (or, one time in eight, removes) one randomly chosen value inside `json`.
+inline void mutate_one_value(nlohmann::json& json, std::mt19937_64& rng) {
+  nlohmann::json* node = &json;
+  nlohmann::json* parent = nullptr;
+  std::string key;
+  size_t index = 0;
+  // Walk down a random path; stop at a leaf or, now and then, at an inner node.
+  while ((node->is_object() || node->is_array()) && !node->empty() && rng() % 4 != 0) {
+    parent = node;
+    if (node->is_object()) {
+      auto it = node->begin();
+      std::advance(it, static_cast<long>(rng() % node->size()));
+      key = it.key();
+      node = &it.value();
+    } else {
+      index = rng() % node->size();
+      node = &(*node)[index];
+    }
+  }
+  if (parent != nullptr && rng() % 8 == 0) {
+    if (parent->is_object()) {
+      parent->erase(key);
+    } else {
+      parent->erase(index);
+    }
+    return;
+  }
+  *node = replacement(rng);
+}
+
+}  // namespace speedbench::fuzz
