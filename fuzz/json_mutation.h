@@ -11,13 +11,13 @@
 
 namespace speedbench::fuzz {
 
-// Values of other types and at the edges of their ranges.
+// Values of other types and at the edges of their ranges: numbers (negative, zero, fractional,
+// the edges of double and int64), strings, the other scalars, containers.
 inline nlohmann::json replacement(std::mt19937_64& rng) {
-  static const nlohmann::json kValues[] = {
-      -1, 0, 1, 2, -1.5, 1e308, -1e308, 5e-324, 9223372036854775807,     // numbers
-      "", "x", "baseline", true, false, nullptr,                           // other scalars
-      nlohmann::json::array(), nlohmann::json::object(), nlohmann::json::array({1, 2})};
-  return kValues[rng() % (sizeof kValues / sizeof kValues[0])];
+  static const auto kValues = nlohmann::json::parse(R"([
+      -1, 0, 1, 2, -1.5, 1e308, -1e308, 5e-324, 9223372036854775807,
+      "", "x", "baseline", true, false, null, [], {}, [1, 2]])");
+  return kValues[rng() % kValues.size()];
 }
 
 // Replaces (or, one time in eight, removes) one randomly chosen value inside `json`.

@@ -288,12 +288,22 @@ def interval_row(interval):
     return interval["estimate"], interval["low"], interval["high"]
 
 
+def starred(label, entry):
+    """A compare row's label, starred where its q (p adjusted over its table) is under 0.05."""
+    return label + DISCOVERY_MARK if entry.get("q_value", 1) < 0.05 else label
+
+
+def star_note(labels, family):
+    return f"\n*: q < 0.05 (p adjusted for all the {family} together)" if any(
+        label.endswith(DISCOVERY_MARK) for label in labels) else ""
+
+
 def compare_variants(comparison, stem, written):
     """after / before per variant with its interval; the tolerance band shaded."""
     # "pairs" where the two folders are one `run --against`: a geometric mean over back-to-back
     # pairs with a t interval, not a ratio of medians.
-    rows = [(f"{v['workload']} / {v['variant']} "
-             f"({'pairs' if v.get('paired') else 'n'}={v['n_before']}/{v['n_after']})",
+    rows = [(starred(f"{v['workload']} / {v['variant']} "
+                     f"({'pairs' if v.get('paired') else 'n'}={v['n_before']}/{v['n_after']})", v),
              *interval_row(v["change"]), v["verdict"])
             for v in comparison["variants"] if "change" in v]
     if not rows:
@@ -306,8 +316,9 @@ def compare_variants(comparison, stem, written):
     for yi, (_, estimate, low, high, verdict) in zip(y, rows):
         ax.errorbar([estimate], [yi], xerr=[[estimate - low], [high - estimate]], fmt="o",
                     color=colors.get(verdict, "#555555"), capsize=3, lw=1)
-    ratio_axis(ax, y, [r[0] for r in rows], "after / before (x, with 95% CI; red: regressed, "
-               "green: improved)")
+    labels = [r[0] for r in rows]
+    ratio_axis(ax, y, labels, "after / before (x, with 95% CI; red: regressed, green: improved)"
+               + star_note(labels, "variants"))
     ax.set_title(compare_title(comparison, "variants, after / before"), fontsize=9)
     ax.legend(loc="best", fontsize=8)
     save(fig, os.path.dirname(stem) or ".", os.path.basename(stem) + "-variants", written)
@@ -315,8 +326,9 @@ def compare_variants(comparison, stem, written):
 
 def compare_effects(comparison, stem, written):
     """Each technique's ratio to its baseline in both folders, side by side."""
-    rows = [(f"{e['workload']} / {e['label']} ({e['verdict']})", interval_row(e["before"]),
-             interval_row(e["after"])) for e in comparison["effects"] if "change" in e]
+    rows = [(starred(f"{e['workload']} / {e['label']} ({e['verdict']})", e),
+             interval_row(e["before"]), interval_row(e["after"]))
+            for e in comparison["effects"] if "change" in e]
     if not rows:
         return
     fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 2.0))
@@ -327,7 +339,9 @@ def compare_effects(comparison, stem, written):
                            [r[side][2] - r[side][0] for r in rows]])
         ax.errorbar(estimates, y + offset, xerr=errors, fmt="o", color=color, capsize=3, lw=1,
                     label="before" if side == 1 else "after")
-    ratio_axis(ax, y, [r[0] for r in rows], "variant / baseline (x, with 95% CI)")
+    labels = [r[0] for r in rows]
+    ratio_axis(ax, y, labels, "variant / baseline (x, with 95% CI)"
+               + star_note(labels, "effect changes"))
     ax.set_title(compare_title(comparison, "technique effects"), fontsize=9)
     ax.legend(loc="best", fontsize=8)
     save(fig, os.path.dirname(stem) or ".", os.path.basename(stem) + "-effects", written)

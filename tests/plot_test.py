@@ -224,5 +224,59 @@ class VariantStylesTest(unittest.TestCase):
         self.assertEqual(looks[1]["baseline"], ("#000000", "-"))
 
 
+def interval(estimate, low, high):
+    return {"estimate": estimate, "low": low, "high": high}
+
+
+def drawn_comparison(draw, comparison_json):
+    """The y labels and x label of compare's variants or effects figure."""
+    figures = {}
+    saved = plot.save
+    plot.save = lambda fig, folder, name, written: figures.update(fig=fig)
+    try:
+        draw(comparison_json, "unused/compare", [])
+    finally:
+        plot.save = saved
+    ax = figures["fig"].axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    plot.plt.close(figures["fig"])
+    return labels, ax.get_xlabel()
+
+
+class CompareStarTest(unittest.TestCase):
+    """compare's rows carry q as the report's do: a star marks q < 0.05 in both figures."""
+    COMPARISON = {
+        "before": {"folder": "a"}, "after": {"folder": "b"}, "metric": "throughput",
+        "tolerance": 0.05,
+        "variants": [
+            {"workload": "w", "variant": "fast", "n_before": 5, "n_after": 5, "verdict": "improved",
+             "change": interval(1.3, 1.2, 1.4), "q_value": 0.01},
+            {"workload": "w", "variant": "same", "n_before": 5, "n_after": 5,
+             "verdict": "unchanged", "change": interval(1.0, 0.98, 1.02), "q_value": 0.9}],
+        "effects": [
+            {"workload": "w", "label": "fast", "verdict": "improved", "q_value": 0.02,
+             "before": interval(1.2, 1.1, 1.3), "after": interval(1.5, 1.4, 1.6),
+             "change": interval(1.25, 1.1, 1.4)},
+            {"workload": "w", "label": "apart", "verdict": "inconclusive",  # no test: no q
+             "before": interval(1.2, 1.0, 1.4), "after": interval(1.3, 1.0, 1.6),
+             "change": interval(1.08, 0.8, 1.5)}]}
+
+    def test_variants(self):
+        labels, xlabel = drawn_comparison(plot.compare_variants, self.COMPARISON)
+        self.assertEqual(sorted(labels), ["w / fast (n=5/5) *", "w / same (n=5/5)"])
+        self.assertIn("*: q < 0.05 (p adjusted for all the variants together)", xlabel)
+
+    def test_effects(self):
+        labels, xlabel = drawn_comparison(plot.compare_effects, self.COMPARISON)
+        self.assertEqual(sorted(labels), ["w / apart (inconclusive)", "w / fast (improved) *"])
+        self.assertIn("*: q < 0.05 (p adjusted for all the effect changes together)", xlabel)
+
+    def test_no_note_without_a_star(self):
+        quiet = dict(self.COMPARISON, effects=self.COMPARISON["effects"][1:])
+        labels, xlabel = drawn_comparison(plot.compare_effects, quiet)
+        self.assertEqual(labels, ["w / apart (inconclusive)"])
+        self.assertNotIn("q < 0.05", xlabel)
+
+
 if __name__ == "__main__":
     unittest.main()
