@@ -249,13 +249,6 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
   return m;
 }
 
-void adjust_p_values(const std::vector<MetricComparison*>& family) {
-  std::vector<double> p_values;
-  for (const auto* m : family) p_values.push_back(m->p_value);
-  const auto q_values = measure::benjamini_hochberg(p_values);
-  for (size_t i = 0; i < family.size(); ++i) family[i]->q_value = q_values[i];
-}
-
 const MetricComparison* ComparisonResult::metric(const std::string& id) const {
   for (const auto& m : metrics) {
     if (m.metric == id) return &m;

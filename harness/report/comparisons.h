@@ -108,9 +108,16 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
                                  const std::vector<double>& variant, const MetricInfo& info,
                                  const std::optional<ValuePairs>& pairs = std::nullopt);
 
-// Sets the q_value of each comparison of a family made together (a report's comparisons of one
-// metric, compare's variants): their p-values adjusted as one family (measure::benjamini_hochberg).
-void adjust_p_values(const std::vector<MetricComparison*>& family);
+// Sets the q_value of each test of a family made together (a report's comparisons of one metric,
+// compare's variants, compare's effect changes: anything with a p_value and a q_value): their
+// p-values adjusted as one family (measure::benjamini_hochberg).
+template <typename Test>
+void adjust_p_values(const std::vector<Test*>& family) {
+  std::vector<double> p_values;
+  for (const auto* test : family) p_values.push_back(test->p_value);
+  const auto q_values = measure::benjamini_hochberg(p_values);
+  for (size_t i = 0; i < family.size(); ++i) family[i]->q_value = q_values[i];
+}
 
 struct ComparisonResult {
   Comparison comparison;

@@ -206,20 +206,6 @@ std::optional<std::vector<double>> log_effect_changes_by_repetition(
   return changes;
 }
 
-// The effect changes' p-values adjusted together, as the variants' are (those without a test
-// left out of the family).
-void adjust_effect_p_values(std::vector<EffectChange>& effects) {
-  std::vector<EffectChange*> tested;
-  std::vector<double> p_values;
-  for (auto& e : effects) {
-    if (!e.has_p_value) continue;
-    tested.push_back(&e);
-    p_values.push_back(e.p_value);
-  }
-  const auto q_values = measure::benjamini_hochberg(p_values);
-  for (size_t i = 0; i < tested.size(); ++i) tested[i]->q_value = q_values[i];
-}
-
 // `which` has records in both folders.
 VariantChange compare_variant(const Sample& before_sample, const Sample& after_sample,
                               const WorkloadVariant& which, const MetricInfo& metric,
@@ -380,7 +366,13 @@ FolderComparison compare_folders(const Results& before, const Results& after,
                                          metric, tolerance));
     }
   }
-  adjust_effect_p_values(c.effects);
+  // The effect changes' p-values adjusted together, as the variants' are (those without a test
+  // left out of the family).
+  std::vector<EffectChange*> tested;
+  for (auto& e : c.effects) {
+    if (e.has_p_value) tested.push_back(&e);
+  }
+  adjust_p_values(tested);
   return c;
 }
 
