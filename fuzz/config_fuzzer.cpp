@@ -21,13 +21,11 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
                                           unsigned int seed) {
   std::mt19937_64 rng(seed);
   if (size < 2 || rng() % 2 == 0) return LLVMFuzzerMutate(data, size, max_size);
-  auto json = nlohmann::json::parse(data + 1, data + size, nullptr, false);
-  if (json.is_discarded()) return LLVMFuzzerMutate(data, size, max_size);
-  speedbench::fuzz::mutate_one_value(json, rng);
-  const auto text = json.dump();
-  if (text.size() + 1 > max_size) return LLVMFuzzerMutate(data, size, max_size);
-  std::memcpy(data + 1, text.data(), text.size());
-  return text.size() + 1;
+  const auto text = speedbench::fuzz::mutate_json_text(
+      std::string(reinterpret_cast<const char*>(data) + 1, size - 1), rng);
+  if (!text || text->size() + 1 > max_size) return LLVMFuzzerMutate(data, size, max_size);
+  std::memcpy(data + 1, text->data(), text->size());
+  return text->size() + 1;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -48,6 +49,15 @@ inline void mutate_one_value(nlohmann::json& json, std::mt19937_64& rng) {
     return;
   }
   *node = replacement(rng);
+}
+
+// `text` with one value changed, or nothing where it is not JSON (the caller falls back to
+// libFuzzer's byte mutations).
+inline std::optional<std::string> mutate_json_text(const std::string& text, std::mt19937_64& rng) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded()) return std::nullopt;
+  mutate_one_value(json, rng);
+  return json.dump();
 }
 
 }  // namespace speedbench::fuzz

@@ -7,8 +7,6 @@
 // JSON itself: one value of one line replaced by a value of another type or an edge value.
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -66,10 +64,9 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   if (parts.empty()) return LLVMFuzzerMutate(data, size, max_size);
   auto& part = parts[rng() % parts.size()];
   const bool plan = !part.empty() && part[0] == '\x01';
-  auto json = nlohmann::json::parse(plan ? part.substr(1) : part, nullptr, false);
-  if (json.is_discarded()) return LLVMFuzzerMutate(data, size, max_size);
-  speedbench::fuzz::mutate_one_value(json, rng);
-  part = (plan ? "\x01" : "") + json.dump();
+  const auto mutated = speedbench::fuzz::mutate_json_text(plan ? part.substr(1) : part, rng);
+  if (!mutated) return LLVMFuzzerMutate(data, size, max_size);
+  part = (plan ? "\x01" : "") + *mutated;
   std::string output;
   for (const auto& p : parts) output += (p[0] == '\x01' || output.empty() ? "" : "\n") + p;
   if (output.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
