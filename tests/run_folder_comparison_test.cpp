@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "harness/config/config_error.h"
+#include "harness/report/report_text.h"
 #include "harness/report/run_folder_comparison.h"
 #include "test_support.h"
 
@@ -411,6 +412,18 @@ TEST(FolderComparisonTest, TheEffectChangesPValuesAreAdjustedTogether) {
   EXPECT_DOUBLE_EQ(folder_comparison_json(c)["effects"][0]["q_value"].get<double>(), q_values[0]);
   EXPECT_NE(folder_comparison_markdown(c).find("| change [95% CI] | p | q | verdict | notes |"),
             std::string::npos);
+  // The console shows q, the value to read across a table's rows, beside each interval.
+  const auto console = folder_comparison_console(c);
+  std::istringstream lines(console.substr(console.find("workload  technique")));
+  std::string header, first_effect;
+  std::getline(lines, header);
+  std::getline(lines, first_effect);
+  const auto q_column = header.find("  q  ");
+  ASSERT_NE(q_column, std::string::npos) << console;
+  std::istringstream cells(first_effect.substr(q_column));
+  std::string q_cell;
+  cells >> q_cell;
+  EXPECT_EQ(q_cell, format_number("%.2g", q_values[0])) << console;
 }
 
 TEST(FolderComparisonTest, FoldersWithNothingInCommonAreBadInput) {

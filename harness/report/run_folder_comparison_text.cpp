@@ -38,6 +38,11 @@ std::string effect_change_text(const EffectChange& e, const MetricInfo& metric) 
                                        : ratio_text(e.change);
 }
 
+// A p- or q-value, or "-" where the row has none.
+std::string probability_text(bool defined, double value) {
+  return defined ? format_number("%.2g", value) : "-";
+}
+
 std::string metric_line(const FolderComparison& c) {
   return c.metric->id + " (" + c.metric->unit + ", " +
          (c.metric->lower_is_better ? "lower" : "higher") + " is better), tolerance " +
@@ -155,22 +160,25 @@ std::string folder_comparison_console(const FolderComparison& c) {
   };
   out << "\nvariants, after / before:\n";
   std::vector<std::vector<std::string>> rows = {{"workload", "variant", "n", "before median",
-                                                 "after median", "after/before [95% CI]",
+                                                 "after median", "after/before [95% CI]", "q",
                                                  "verdict"}};
   for (const auto& v : c.variants) {
     const bool compared = v.change.defined;
     rows.push_back({v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
                     compared ? median_text(v.change.baseline_median, *c.metric) : "-",
                     compared ? median_text(v.change.variant_median, *c.metric) : "-",
-                    ratio_or_dash(v.change, *c.metric), verdict_cell(v.verdict, v.reason)});
+                    ratio_or_dash(v.change, *c.metric),
+                    probability_text(compared, v.change.q_value),
+                    verdict_cell(v.verdict, v.reason)});
   }
   out << console_table(rows);
   if (!c.effects.empty()) {
     out << "\ntechnique effects (variant / baseline), before and after:\n";
-    rows = {{"workload", "technique", "before", "after", "change [95% CI]", "verdict"}};
+    rows = {{"workload", "technique", "before", "after", "change [95% CI]", "q", "verdict"}};
     for (const auto& e : c.effects) {
       rows.push_back({e.workload, e.label, ratio_or_dash(e.before, *c.metric),
                       ratio_or_dash(e.after, *c.metric), effect_change_text(e, *c.metric),
+                      probability_text(e.has_p_value, e.q_value),
                       verdict_cell(e.verdict, e.reason)});
     }
     out << console_table(rows);
@@ -181,6 +189,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
   if (!c.only_after.empty())
     out << "only after (" << c.only_after.size() << "): " << first_items(c.only_after, 8) << "\n";
   out << "\n" << verdict_counts(c) << "\n";
+  out << "q: a row's p-value adjusted over its table's rows (Benjamini-Hochberg: of the rows with "
+         "q < 0.05, about 5% or fewer are chance); --markdown and --json also give p\n";
   if (paired_count(c) > 0) out << paired_line(c) << "\n";
   if (few_runs(c)) {
     out << "note: fewer than " << kMinRunsPerSide
@@ -253,9 +263,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
         {v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
          compared ? median_text(v.change.baseline_median, *c.metric) : "-",
          compared ? median_text(v.change.variant_median, *c.metric) : "-",
-         ratio_or_dash(v.change, *c.metric),
-         compared ? format_number("%.2g", v.change.p_value) : "-",
-         compared ? format_number("%.2g", v.change.q_value) : "-",
+         ratio_or_dash(v.change, *c.metric), probability_text(compared, v.change.p_value),
+         probability_text(compared, v.change.q_value),
          v.verdict == "regressed" || v.verdict == "failed" ? "**" + v.verdict + "**" : v.verdict,
          notes});
   }
@@ -275,9 +284,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     for (const auto& e : c.effects) {
       out << table_row({e.workload, e.label, ratio_or_dash(e.before, *c.metric),
                         ratio_or_dash(e.after, *c.metric), effect_change_text(e, *c.metric),
-                        e.has_p_value ? format_number("%.2g", e.p_value) : "-",
-                        e.has_p_value ? format_number("%.2g", e.q_value) : "-", e.verdict,
-                        effect_notes(e)});
+                        probability_text(e.has_p_value, e.p_value),
+                        probability_text(e.has_p_value, e.q_value), e.verdict, effect_notes(e)});
     }
   }
   if (!c.only_before.empty() || !c.only_after.empty()) {
