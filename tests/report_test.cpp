@@ -530,6 +530,41 @@ TEST(ReportTest, RecordsFromMoreThanOneBuildAreFlaggedWithTheirCounts) {
   EXPECT_EQ(json[0]["records_per_value"], (nlohmann::json{{"a", 6}, {"b", 4}}));
 }
 
+// A run's model FLOP rate above the one matmul peak it timed has no MFU (an impossible one would
+// read as a measurement); the health section says which runs and why, rather than a bare "-".
+TEST(ReportTest, ARunWhoseModelBeatItsMatmulPeakIsFlaggedForItsMissingMfu) {
+  TempDir dir;
+  std::vector<Record> records;
+  for (int rep = 0; rep < 2; ++rep) {
+    for (const auto* variant : {"baseline", "amp"}) {
+      auto record = synthetic_record("w", variant, rep, 100, 1000);
+      record.metrics.train_flops_per_sample = 1e9;  // 100 GFLOP/s at 100 samples/s
+      const bool bf16 = std::string(variant) == "amp";
+      // The bf16 product ran at 40 GFLOP/s (no native bf16): no MFU. fp32's 400: 25%.
+      record.metrics.matmul_peak_flops = {{bf16 ? "bf16" : "fp32", bf16 ? 40e9 : 400e9}};
+      record.metrics.mfu = bf16 ? 0.0 : 0.25;
+      append_record(dir.file("run/runs.jsonl"), record);
+    }
+  }
+  // A DDP run: 100 samples/s over 2 ranks is 50 GFLOP/s a device, under its 60 GFLOP/s peak, so
+  // not flagged (the MFU is per device, as the train loop computes it).
+  auto ddp = synthetic_record("w", "ddp", 0, 100, 1000);
+  ddp.metrics.train_flops_per_sample = 1e9;
+  ddp.metrics.distributed.world_size = 2;
+  ddp.metrics.matmul_peak_flops = {{"fp32", 60e9}};
+  append_record(dir.file("run/runs.jsonl"), ddp);
+  const auto results = load_results(dir.file("run"));
+  const auto markdown = markdown_report({results, compare(results), {}, {}});
+  EXPECT_NE(markdown.find("2 of 5 runs flagged"), std::string::npos) << markdown;
+  for (const auto* repetition : {"0", "1"}) {
+    EXPECT_NE(markdown.find(std::string("| w | amp | ") + repetition +
+                            " | no MFU: model 100 GFLOP/s above the bf16 matmul peak it timed, "
+                            "40 GFLOP/s |"),
+              std::string::npos)
+        << markdown;
+  }
+}
+
 TEST(ReportTest, ClaimsFileErrorsNameTheClaimAndField) {
   TempDir dir;
   auto error_of = [&](const std::string& text) {

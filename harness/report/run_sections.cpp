@@ -33,6 +33,21 @@ std::string environment_value_text(const nlohmann::json& value) {
   return "yes: " + (yes.empty() ? "none" : yes) + "; no: " + (no.empty() ? "none" : no);
 }
 
+// Why a run that trained has no MFU: its model FLOP rate beat the one matmul peak it timed, so
+// measure::model_flop_utilisation gave none (the product was not the device's fastest path for
+// the dtype, or the probe ran slow); nothing where the run has an MFU or no such peak.
+std::optional<std::string> mfu_above_peak(const Record& r) {
+  const auto& peaks = r.metrics.matmul_peak_flops;
+  if (r.metrics.mfu > 0 || peaks.size() != 1 || peaks.begin()->second <= 0) return std::nullopt;
+  const double per_device_rate =
+      r.metrics.train_flops_per_sample * r.metrics.samples_per_s /
+      static_cast<double>(std::max<int64_t>(1, r.metrics.distributed.world_size));
+  const auto& [dtype, peak] = *peaks.begin();
+  if (per_device_rate <= peak) return std::nullopt;
+  return "no MFU: model " + gflops_text(per_device_rate) + " above the " + dtype +
+         " matmul peak it timed, " + gflops_text(peak);
+}
+
 }  // namespace
 
 std::string variant_tables(const Results& results) {
@@ -156,6 +171,7 @@ std::string health_section(const ReportInputs& in) {
     if (governor != "unavailable" && governor != "performance") {
       flags.push_back("CPU frequency scaling (governor " + governor + ")");
     }
+    if (const auto no_mfu = mfu_above_peak(r)) flags.push_back(*no_mfu);
     if (flags.empty()) continue;
     flagged += 1;
     std::string text;
@@ -178,7 +194,11 @@ std::string health_section(const ReportInputs& in) {
       << format_number("%.2f", kBusyCoresAtStart)
       << " cores busy with other work when the run started, more LibTorch threads over its ranks "
          "than cores on a CPU run, or a CPU frequency governor other than performance; on "
-         "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown).\n";
+         "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown; or no MFU "
+         "because the model's FLOP rate beat the matmul peak the run timed for its dtype, which "
+         "is then no ceiling: the product is not the device's fastest path for the dtype, as bf16 "
+         "at::mm on a CPU without native bf16, or the probe, milliseconds of products, ran "
+         "slow).\n";
   if (flagged > 0)
     out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
   out << machine_speed_spread(in.results);
