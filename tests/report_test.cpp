@@ -563,6 +563,15 @@ TEST(ReportTest, ARunWhoseModelBeatItsMatmulPeakIsFlaggedForItsMissingMfu) {
               std::string::npos)
         << markdown;
   }
+  // summary.json lists the same flagged runs for machines.
+  const auto flagged = summary_json({results, compare(results), {}, {}})["flagged_runs"];
+  ASSERT_EQ(flagged.size(), 2u) << flagged.dump();
+  EXPECT_EQ(flagged[1], (nlohmann::json{{"workload", "w"},
+                                        {"variant", "amp"},
+                                        {"repetition", 1},
+                                        {"flags",
+                                         {"no MFU: model 100 GFLOP/s above the bf16 matmul peak "
+                                          "it timed, 40 GFLOP/s"}}}));
 }
 
 TEST(ReportTest, ClaimsFileErrorsNameTheClaimAndField) {

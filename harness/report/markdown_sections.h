@@ -7,11 +7,9 @@
 #include <string>
 
 #include "harness/report/report_writer.h"
+#include "harness/report/run_health.h"
 
 namespace speedbench::report {
-
-// A coefficient of variation (over repetitions, or over one run's steps) above this is flagged.
-inline constexpr double kNoisyCv = 0.10;
 
 // Per (workload, variant): what its runs measured, medians over the ok ones.
 std::string variant_tables(const Results& results);

@@ -1,4 +1,5 @@
 #include "harness/report/report_writer.h"
+#include "harness/report/run_health.h"
 
 namespace speedbench::report {
 
@@ -81,6 +82,16 @@ nlohmann::json summary_json(const ReportInputs& in) {
   for (const auto& d : environment_differences(in.results)) {
     differences.push_back({{"key", d.key}, {"records_per_value", d.count_per_value}});
   }
+  // As the report's "Measurement health" table: the ok runs with a flag, in record order.
+  nlohmann::json flagged_runs = nlohmann::json::array();
+  for (const auto& r : in.results.records) {
+    const auto flags = run_health_flags(r);
+    if (flags.empty()) continue;
+    flagged_runs.push_back({{"workload", r.workload},
+                            {"variant", r.variant},
+                            {"repetition", r.repetition},
+                            {"flags", flags}});
+  }
   const auto& first = in.results.records.front();
   return {{"suite", in.results.suite},
           {"device", in.results.device},
@@ -91,6 +102,7 @@ nlohmann::json summary_json(const ReportInputs& in) {
           {"finished_at", in.results.records.back().finished_at},
           {"environment", first.environment},
           {"environment_differences", differences},
+          {"flagged_runs", flagged_runs},
           {"comparisons", comparisons},
           {"claims", verdicts}};
 }

@@ -1,0 +1,58 @@
+#include "harness/report/run_health.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "harness/measure/statistics.h"
+#include "harness/measure/thread_oversubscription.h"
+#include "harness/report/report_text.h"
+
+namespace speedbench::report {
+
+namespace {
+
+// Why a run that trained has no MFU: its model FLOP rate beat the one matmul peak it timed, so
+// measure::model_flop_utilisation gave none (the product was not the device's fastest path for
+// the dtype, or the probe ran slow); nothing where the run has an MFU or no such peak.
+std::optional<std::string> mfu_above_peak(const Record& r) {
+  const auto& peaks = r.metrics.matmul_peak_flops;
+  if (r.metrics.mfu > 0 || peaks.size() != 1 || peaks.begin()->second <= 0) return std::nullopt;
+  const double per_device_rate =
+      r.metrics.train_flops_per_sample * r.metrics.samples_per_s /
+      static_cast<double>(std::max<int64_t>(1, r.metrics.distributed.world_size));
+  const auto& [dtype, peak] = *peaks.begin();
+  if (per_device_rate <= peak) return std::nullopt;
+  return "no MFU: model " + gflops_text(per_device_rate) + " above the " + dtype +
+         " matmul peak it timed, " + gflops_text(peak);
+}
+
+}  // namespace
+
+std::vector<std::string> run_health_flags(const Record& r) {
+  std::vector<std::string> flags;
+  if (r.status != RunStatus::kOk) return flags;
+  const auto steps = measure::summarize(r.metrics.step_ms);
+  if (r.metrics.step_ms.size() >= 2 && steps.cv > kNoisyCv) {
+    flags.push_back("step-time CV " + format_number("%.0f%%", 100 * steps.cv) + " > 10%");
+  }
+  const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
+  if (state.value("busy_cores", 0.0) > kBusyCoresAtStart) {
+    flags.push_back("other load at start: " +
+                    format_number("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
+  }
+  if (r.config.value("device", "cpu") == "cpu") {
+    const auto oversubscribed = measure::thread_oversubscription(
+        r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,
+        // Records before cpu_cores_usable name the machine's cores only.
+        r.environment.value("cpu_cores_usable", r.environment.value("cpu_cores", int64_t{0})));
+    if (oversubscribed) flags.push_back("oversubscribed: " + *oversubscribed);
+  }
+  const auto governor = state.value("cpufreq_governor", std::string("unavailable"));
+  if (governor != "unavailable" && governor != "performance") {
+    flags.push_back("CPU frequency scaling (governor " + governor + ")");
+  }
+  if (const auto no_mfu = mfu_above_peak(r)) flags.push_back(*no_mfu);
+  return flags;
+}
+
+}  // namespace speedbench::report
