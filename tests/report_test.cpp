@@ -9,6 +9,7 @@
 #include "build_paths.h"
 #include "harness/config/config_error.h"
 #include "harness/report/claims.h"
+#include "harness/report/report_text.h"
 #include "harness/report/report_writer.h"
 #include "harness/suite/suite.h"
 #include "test_support.h"
@@ -477,6 +478,14 @@ TEST(ReportTest, QValuesAdjustEachMetricOverTheReportsComparisons) {
   EXPECT_NE(markdown.find("together): 1."), std::string::npos) << markdown;
   EXPECT_EQ(summary_json(inputs)["comparisons"][0]["metrics"]["throughput"]["q_value"],
             q_values[0]);
+  // The console's table shows q beside each throughput interval: 0.053, not the p of 0.035 that
+  // alone would pass at 5%.
+  const auto console = console_summary(inputs);
+  const auto label_at = console.find(" " + comparisons[1].comparison.label + " ");
+  ASSERT_NE(label_at, std::string::npos) << console;
+  const auto row = console.substr(label_at, console.find('\n', label_at) - label_at);
+  EXPECT_NE(row.find("  " + probability_text(q_values[1]) + "  "), std::string::npos) << console;
+  EXPECT_EQ(probability_text(q_values[1]), "0.053");
 }
 
 // One run a side (`--repetitions 1`): the ratio is shown as a number with "no interval", never as
@@ -556,6 +565,8 @@ TEST(ReportTest, ARunWhoseModelBeatItsMatmulPeakIsFlaggedForItsMissingMfu) {
   const auto results = load_results(dir.file("run"));
   const auto markdown = markdown_report({results, compare(results), {}, {}});
   EXPECT_NE(markdown.find("2 of 5 runs flagged"), std::string::npos) << markdown;
+  const auto console = console_summary({results, compare(results), {}, {}});
+  EXPECT_NE(console.find("measurement health: 2 of 5 runs flagged"), std::string::npos) << console;
   for (const auto* repetition : {"0", "1"}) {
     EXPECT_NE(markdown.find(std::string("| w | amp | ") + repetition +
                             " | no MFU: model 100 GFLOP/s above the bf16 matmul peak it timed, "

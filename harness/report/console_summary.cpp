@@ -1,24 +1,44 @@
 #include "harness/report/report_text.h"
 #include "harness/report/report_writer.h"
+#include "harness/report/run_health.h"
 
 namespace speedbench::report {
+
+namespace {
+
+// "measurement health: 3 of 20 runs flagged ...", or "" where no run is.
+std::string health_line(const Results& results) {
+  int flagged = 0;
+  for (const auto& r : results.records) flagged += run_health_flags(r).empty() ? 0 : 1;
+  if (flagged == 0) return "";
+  return "measurement health: " + std::to_string(flagged) + " of " +
+         std::to_string(results.records.size()) +
+         " runs flagged (noisy steps, other load, more threads than cores, frequency scaling, no "
+         "MFU): which and why in the report's Measurement health section\n";
+}
+
+}  // namespace
 
 std::string console_summary(const ReportInputs& in) {
   if (in.comparisons.empty()) return no_comparisons_text(in.results) + "\n";
   std::vector<std::vector<std::string>> rows = {{"workload", "technique", "n",
-                                                 "throughput x [95% CI]", "training memory x",
+                                                 "throughput x [95% CI]", "q", "training memory x",
                                                  "accuracy delta"}};
   for (const auto& r : in.comparisons) {
     const auto& c = r.comparison;
     if (r.status != "ok") {
       rows.push_back({c.workload, c.label, r.status + ": " + r.reason.substr(0, 80)});
     } else {
-      rows.push_back(
-          {c.workload, c.label, std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
-           metric_text(r, "throughput"), metric_text(r, "step_bytes"), metric_text(r, "accuracy")});
+      rows.push_back({c.workload, c.label,
+                      std::to_string(r.baseline_ok) + "/" + std::to_string(r.variant_ok),
+                      metric_text(r, "throughput"), q_text(r.metric("throughput")),
+                      metric_text(r, "step_bytes"), metric_text(r, "accuracy")});
     }
   }
-  return console_table(rows);
+  return console_table(rows) +
+         "q: the throughput ratio's p-value adjusted over the report's comparisons "
+         "(Benjamini-Hochberg)\n" +
+         health_line(in.results);
 }
 
 }  // namespace speedbench::report

@@ -21,14 +21,8 @@ std::string cv_text(const MetricComparison* m) {
          format_number("%.0f%%", 100 * m->variant_cv) + (noisy ? " (noisy)" : "");
 }
 
-std::string probability_text(double p) { return p < 0.001 ? "<0.001" : format_number("%.3f", p); }
-
 std::string p_text(const MetricComparison* m) {
   return m == nullptr || !m->defined ? "-" : probability_text(m->p_value);
-}
-
-std::string q_text(const MetricComparison* m) {
-  return m == nullptr || !m->defined ? "-" : probability_text(m->q_value);
 }
 
 std::string claim_text(const Claim& claim) {

@@ -11,6 +11,12 @@ std::string format_number(const char* pattern, double value) {
   return text;
 }
 
+std::string probability_text(double p) { return p < 0.001 ? "<0.001" : format_number("%.3f", p); }
+
+std::string q_text(const MetricComparison* m) {
+  return m == nullptr || !m->defined ? "-" : probability_text(m->q_value);
+}
+
 std::string gflops_text(double flops_per_s) {
   return format_number("%.4g", flops_per_s / 1e9) + " GFLOP/s";
 }

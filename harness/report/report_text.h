@@ -12,6 +12,12 @@ namespace speedbench::report {
 // `value` printed with a printf `pattern` such as "%.3g".
 std::string format_number(const char* pattern, double value);
 
+// "0.035", "<0.001": a p- or q-value as the report prints it.
+std::string probability_text(double p);
+
+// A comparison's q (its p adjusted over the report's comparisons); "-" where it has none.
+std::string q_text(const MetricComparison* m);
+
 // "296.1 GFLOP/s": a FLOP rate, 4 significant digits.
 std::string gflops_text(double flops_per_s);
 

@@ -38,8 +38,9 @@ std::string effect_change_text(const EffectChange& e, const MetricInfo& metric) 
                                        : ratio_text(e.change);
 }
 
-// A p- or q-value, or "-" where the row has none.
-std::string probability_text(bool defined, double value) {
+// A p- or q-value to two significant digits (compare quotes small ones, 9.6e-06), or "-" where
+// the row has none.
+std::string probability_cell(bool defined, double value) {
   return defined ? format_number("%.2g", value) : "-";
 }
 
@@ -168,7 +169,7 @@ std::string folder_comparison_console(const FolderComparison& c) {
                     compared ? median_text(v.change.baseline_median, *c.metric) : "-",
                     compared ? median_text(v.change.variant_median, *c.metric) : "-",
                     ratio_or_dash(v.change, *c.metric),
-                    probability_text(compared, v.change.q_value),
+                    probability_cell(compared, v.change.q_value),
                     verdict_cell(v.verdict, v.reason)});
   }
   out << console_table(rows);
@@ -178,7 +179,7 @@ std::string folder_comparison_console(const FolderComparison& c) {
     for (const auto& e : c.effects) {
       rows.push_back({e.workload, e.label, ratio_or_dash(e.before, *c.metric),
                       ratio_or_dash(e.after, *c.metric), effect_change_text(e, *c.metric),
-                      probability_text(e.has_p_value, e.q_value),
+                      probability_cell(e.has_p_value, e.q_value),
                       verdict_cell(e.verdict, e.reason)});
     }
     out << console_table(rows);
@@ -263,8 +264,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
         {v.workload, v.variant, runs_text(v.before_ok, v.after_ok),
          compared ? median_text(v.change.baseline_median, *c.metric) : "-",
          compared ? median_text(v.change.variant_median, *c.metric) : "-",
-         ratio_or_dash(v.change, *c.metric), probability_text(compared, v.change.p_value),
-         probability_text(compared, v.change.q_value),
+         ratio_or_dash(v.change, *c.metric), probability_cell(compared, v.change.p_value),
+         probability_cell(compared, v.change.q_value),
          v.verdict == "regressed" || v.verdict == "failed" ? "**" + v.verdict + "**" : v.verdict,
          notes});
   }
@@ -284,8 +285,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     for (const auto& e : c.effects) {
       out << table_row({e.workload, e.label, ratio_or_dash(e.before, *c.metric),
                         ratio_or_dash(e.after, *c.metric), effect_change_text(e, *c.metric),
-                        probability_text(e.has_p_value, e.p_value),
-                        probability_text(e.has_p_value, e.q_value), e.verdict, effect_notes(e)});
+                        probability_cell(e.has_p_value, e.p_value),
+                        probability_cell(e.has_p_value, e.q_value), e.verdict, effect_notes(e)});
     }
   }
   if (!c.only_before.empty() || !c.only_after.empty()) {
