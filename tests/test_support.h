@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/report/claims.h"
 #include "harness/report/comparisons.h"
 #include "harness/results/record.h"
 #include "harness/results/records_file.h"
@@ -158,6 +159,21 @@ inline void write_synthetic_results(const std::string& records_path) {
     append_record(records_path, synthetic_record("w", "baseline", rep, 100, 1000));
     append_record(records_path, synthetic_record("w", "fast", rep, fast[rep], 500));
   }
+}
+
+// A claim on the technique "fast" of write_synthetic_results, on any workload.
+inline report::Claim synthetic_claim(const std::string& id, const std::string& metric,
+                                     const std::string& direction, double threshold,
+                                     bool gate = false) {
+  report::Claim c;
+  c.id = id;
+  c.technique = "fast";
+  c.metric = metric;
+  c.direction = direction;
+  c.threshold = threshold;
+  c.gate = gate;
+  c.source = "test";
+  return c;
 }
 
 }  // namespace speedbench::testing
