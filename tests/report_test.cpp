@@ -15,6 +15,7 @@ using speedbench::testing::synthetic_claim;
 using speedbench::testing::synthetic_record;
 using speedbench::testing::TempDir;
 using speedbench::testing::write_synthetic_results;
+using speedbench::testing::write_text;
 
 TEST(ReportTest, ComparesVariantWithBaselineWithIntervals) {
   TempDir dir;
@@ -337,6 +338,24 @@ TEST(ReportTest, RecordsFromMoreThanOneBuildAreFlaggedWithTheirCounts) {
   ASSERT_EQ(json.size(), 1u);
   EXPECT_EQ(json[0]["key"], "git_commit");
   EXPECT_EQ(json[0]["records_per_value"], (nlohmann::json{{"a", 6}, {"b", 4}}));
+}
+
+// A plan.json's null member reads as absent, as configs' and suites' do: the report shows its
+// default rather than ending with a JSON type error (a null description did; found by fuzzing).
+TEST(ReportTest, APlansNullMembersReadAsAbsent) {
+  TempDir dir;
+  write_synthetic_results(dir.file("runs.jsonl"));
+  write_text(dir.file("plan.json"),
+             R"({"comparisons": [{"workload": "w", "label": "fast", "baseline": "baseline",
+                 "variant": "fast"}], "description": null, "design": null, "repetitions": null,
+                 "runs": null})");
+  const auto results = load_results(dir.path().string());
+  EXPECT_FALSE(results.plan.contains("description"));
+  const ReportInputs inputs{results, compare(results), {}, {}};
+  const auto markdown = markdown_report(inputs);
+  EXPECT_NE(markdown.find("Design ``, 0 repetitions"), std::string::npos) << markdown;
+  EXPECT_EQ(summary_json(inputs)["design"], "");
+  EXPECT_EQ(planned_run_count(results), 0u);
 }
 
 // A run's model FLOP rate above the one matmul peak it timed has no MFU (an impossible one would

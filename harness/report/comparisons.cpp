@@ -309,8 +309,7 @@ Results load_results(const std::string& path) {
     throw ConfigError(results.records_path, "", "the file has no records");
   const auto plan_path = fs::path(results.folder) / "plan.json";
   if (fs::exists(plan_path)) {
-    results.plan = read_json_file(plan_path.string());
-    check_plan_json(results.plan, plan_path.string());
+    results.plan = checked_plan_json(read_json_file(plan_path.string()), plan_path.string());
   }
   results.suite = results.records.front().suite;
   results.device = results.records.front().config.value("device", "cpu");

@@ -259,7 +259,7 @@ nlohmann::json suite_plan_to_json(const Suite& suite) {
           {"comparisons", comparisons}, {"runs", runs}};
 }
 
-void check_plan_json(const nlohmann::json& plan, const std::string& file) {
+nlohmann::json checked_plan_json(nlohmann::json plan, const std::string& file) {
   JsonObjectReader in(plan, file, "");
   in.get_string("description", "");
   in.get_string("design", "");
@@ -276,6 +276,12 @@ void check_plan_json(const nlohmann::json& plan, const std::string& file) {
       if (entry.get_string(key, "").empty()) entry.fail(key, "expected a name");
     }
   }
+  std::vector<std::string> null_keys;
+  for (const auto& [key, value] : plan.items()) {
+    if (value.is_null()) null_keys.push_back(key);
+  }
+  for (const auto& key : null_keys) plan.erase(key);
+  return plan;
 }
 
 std::vector<Comparison> comparisons_from_plan_json(const nlohmann::json& plan) {

@@ -93,8 +93,10 @@ std::vector<Comparison> comparisons_from_plan_json(const nlohmann::json& plan);
 // "comparisons" is a list of objects with a workload, label, baseline and variant (names),
 // whose "runs" is a list, and whose "description", "design" and "repetitions" (where present)
 // are strings and a whole number. A hand-edited or damaged plan is a ConfigError naming the
-// file and the field, not a JSON library's message halfway through a report.
-void check_plan_json(const nlohmann::json& plan, const std::string& file);
+// file and the field, not a JSON library's message halfway through a report. Returns the plan
+// without its null members: null stands for absent here as in configs and suites, and the report
+// reads an absent key's default.
+nlohmann::json checked_plan_json(nlohmann::json plan, const std::string& file);
 
 // Suite, workload, variant and run names become folder and file names: a conservative rule keeps
 // every output under the results folder (no "/", no "..").
