@@ -154,10 +154,14 @@ std::string report_heading(const Results& results) {
   }
   std::ostringstream out;
   out << "# speedbench report: " << results.suite << " (" << results.device << ")\n\n";
-  if (!results.plan.is_null()) {
-    out << results.plan.value("description", "") << "\n\n"
-        << "Design `" << results.plan.value("design", "") << "`, "
-        << results.plan.value("repetitions", 0) << " repetitions, interleaved. ";
+  if (!results.plan.is_null()) {  // a hand-made plan may lack any of these
+    const auto description = results.plan.value("description", "");
+    if (!description.empty()) out << description << "\n\n";
+    const auto design = results.plan.value("design", "");
+    if (!design.empty()) {
+      out << "Design `" << design << "`, " << results.plan.value("repetitions", 0)
+          << " repetitions, interleaved. ";
+    }
   }
   const auto planned = planned_run_count(results);
   if (planned > results.records.size()) {
