@@ -2,6 +2,7 @@
 #include "harness/suite/suite_expansion.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include "harness/config/config_error.h"
@@ -88,6 +89,15 @@ class SuiteBuilder {
       throw ConfigError(suite_.file, source + " on workload " + workload.name + ": device",
                         "got \"" + variant.config.device + "\" in a suite for device \"" +
                             suite_.device + "\"; set the suite's \"device\" instead");
+    }
+    // Repetition r runs with seed + r (build_plan): the last repetition's seed must be an int64.
+    const int64_t largest_seed = std::numeric_limits<int64_t>::max() - (suite_.repetitions - 1);
+    if (variant.config.seed > largest_seed) {
+      throw ConfigError(suite_.file, source + " on workload " + workload.name + ": seed",
+                        "got " + std::to_string(variant.config.seed) +
+                            "; repetition r runs with seed + r, so with " +
+                            std::to_string(suite_.repetitions) + " repetitions expected at most " +
+                            std::to_string(largest_seed));
     }
     suite_.variants.push_back(std::move(variant));
   }
