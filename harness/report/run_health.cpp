@@ -1,6 +1,5 @@
 #include "harness/report/run_health.h"
 
-#include <algorithm>
 #include <optional>
 
 #include "harness/measure/statistics.h"
@@ -17,9 +16,7 @@ namespace {
 std::optional<std::string> mfu_above_peak(const Record& r) {
   const auto& peaks = r.metrics.matmul_peak_flops;
   if (r.metrics.mfu > 0 || peaks.size() != 1 || peaks.begin()->second <= 0) return std::nullopt;
-  const double per_device_rate =
-      r.metrics.train_flops_per_sample * r.metrics.samples_per_s /
-      static_cast<double>(std::max<int64_t>(1, r.metrics.distributed.world_size));
+  const double per_device_rate = r.metrics.model_flops_per_s_per_device();
   const auto& [dtype, peak] = *peaks.begin();
   if (per_device_rate <= peak) return std::nullopt;
   return "no MFU: model " + gflops_text(per_device_rate) + " above the " + dtype +

@@ -1,6 +1,7 @@
 // What one training run measured. Torch-free so that records, reports and tests can use it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -76,6 +77,11 @@ struct RunMetrics {
 
   // The training's own memory: its peak above what was resident when it started.
   int64_t training_bytes() const { return peak_allocated_bytes - resident_bytes; }
+  // Achieved model FLOP/s of one device (each rank trains its own batch): what MFU divides.
+  double model_flops_per_s_per_device() const {
+    return train_flops_per_sample * samples_per_s /
+           static_cast<double>(std::max<int64_t>(1, distributed.world_size));
+  }
 };
 
 // How a run ended.

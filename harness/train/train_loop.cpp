@@ -249,9 +249,8 @@ void TrainingRun::record_totals() {
   m_.train_wall_s = seconds_since(start_);
   m_.measured_steps = static_cast<int64_t>(m_.step_ms.size());
   m_.samples_per_s = measured_step_s_ > 0 ? measured_samples_ / measured_step_s_ : 0.0;
-  m_.mfu =
-      measure::model_flop_utilisation(m_.train_flops_per_sample * m_.samples_per_s / world_size_,
-                                      measure::peak_for_amp(matmul_peak_, tech_.amp));
+  m_.mfu = measure::model_flop_utilisation(m_.model_flops_per_s_per_device(),
+                                           measure::peak_for_amp(matmul_peak_, tech_.amp));
   m_.peak_allocated_bytes = std::max(m_.peak_allocated_bytes, memory_->peak_bytes());
   m_.peak_reserved_bytes = std::max(m_.peak_reserved_bytes, memory_->peak_reserved_bytes());
   m_.peak_rss_bytes = measure::peak_rss_bytes();
