@@ -1,5 +1,6 @@
 // Verdicts on published claims from synthetic records: each verdict (confirmed, refuted,
-// inconclusive) against its interval, the caveat of few runs, a claim on any workload, and the
+// inconclusive) against its interval, the caveat of few runs, a claim on any workload, the
+// claims its runs could not measure (not_run or inconclusive with the reason), and the
 // claims file: its errors, the shipped one and the suites that judge it.
 #include <gtest/gtest.h>
 
@@ -203,6 +204,67 @@ TEST(ClaimsTest, AClaimOnAnyWorkloadIsDecidedByItsLeastFavourableWorkload) {
   verdicts = verify_claims({on_b}, compare(results), results);
   EXPECT_EQ(verdicts[0].workload, "b");
   EXPECT_EQ(verdicts[0].reason, "") << "one workload: nothing to tally";
+}
+
+// A claim whose runs measured nothing it could judge is never confirmed (DESIGN's "never a silent
+// pass"): each way a comparison can fail to give an interval, with the reason its verdict says.
+TEST(ClaimsTest, AClaimItsRunsCouldNotMeasureIsNotRunOrInconclusiveWithTheReason) {
+  TempDir dir;
+  const auto path = dir.file("runs.jsonl");
+  // Each workload: `repetitions` pairs of runs, each record changed by `change`.
+  const auto runs = [&](const std::string& workload, int repetitions, const auto& change) {
+    for (int rep = 0; rep < repetitions; ++rep) {
+      for (auto record : {synthetic_record(workload, "baseline", rep, 100 + rep, 1000),
+                          synthetic_record(workload, "fast", rep, 150 + rep, 500)}) {
+        change(record);
+        append_record(path, record);
+      }
+    }
+  };
+  runs("crash", 3, [](Record& r) {
+    if (r.variant != "fast") return;
+    r.status = RunStatus::kCrashed;
+    r.message = "signal 11 (Segmentation fault)";
+  });
+  runs("elsewhere", 3, [](Record& r) {
+    if (r.variant != "fast") return;
+    r.status = RunStatus::kNotApplicable;
+    r.message = "needs a CUDA device";
+  });
+  runs("once", 1, [](Record&) {});
+  runs("target", 3, [](Record& r) {
+    r.metrics.target_accuracy = 0.85;
+    // One variant run never reached it: a median of the other two would flatter the variant.
+    if (r.variant == "baseline" || r.repetition > 0) r.metrics.time_to_target_s = 2.0;
+  });
+  runs("no-target", 3, [](Record&) {});
+  const auto results = load_results(dir.path().string());
+  const auto claim_on = [](const std::string& workload, const std::string& metric) {
+    auto claim = synthetic_claim(workload + "/" + metric, metric, ">=", 1.2, /*gate=*/true);
+    claim.workload = workload;
+    return claim;
+  };
+  const std::vector<Claim> claims = {
+      claim_on("crash", "throughput"), claim_on("elsewhere", "throughput"),
+      claim_on("once", "throughput"), claim_on("target", "time_to_target"),
+      claim_on("no-target", "time_to_target")};
+  const auto verdicts = verify_claims(claims, compare(results), results);
+  const std::map<std::string, std::pair<std::string, std::string>> expected = {
+      {"crash/throughput",
+       {"inconclusive", "failed: no ok run of fast: crashed (signal 11 (Segmentation fault))"}},
+      {"elsewhere/throughput", {"not_run", "not_applicable: needs a CUDA device"}},
+      {"once/throughput", {"inconclusive", "fewer than 2 runs on a side (n 1/1)"}},
+      {"target/time_to_target",
+       {"inconclusive", "not measured: target reached by 3/3 baseline and 2/3 variant runs"}},
+      {"no-target/time_to_target",
+       {"not_run", "no run measured time_to_target (no target accuracy, or never reached)"}}};
+  for (const auto& [id, verdict_and_reason] : expected) {
+    const auto& v = verdict_of(verdicts, id);
+    EXPECT_EQ(v.verdict, verdict_and_reason.first) << id;
+    EXPECT_EQ(v.reason, verdict_and_reason.second) << id;
+    EXPECT_FALSE(v.measured) << id;
+    EXPECT_TRUE(v.gates) << id << ": a gating claim that is not confirmed fails the gate";
+  }
 }
 
 TEST(ClaimsTest, ClaimsFileErrorsNameTheClaimAndField) {
