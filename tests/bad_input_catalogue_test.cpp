@@ -82,6 +82,8 @@ std::vector<BadInput> catalogue() {
       {"config: DDP world size 0", {{"c.json", with(R"("techniques": {"ddp_world_size": 0})")}}, run, {"{dir}/c.json", "'techniques.ddp_world_size'", "got 0"}},
       {"config: uneven accumulation", {{"c.json", with(R"("batch_size": 100, "techniques": {"grad_accumulation": 3})")}}, run, {"{dir}/c.json", "'techniques.grad_accumulation'", "not divisible"}},
       {"config: checkpointing an RNN", {{"c.json", with(R"("model": {"arch": "row_rnn"}, "techniques": {"checkpointing": true})")}}, run, {"{dir}/c.json", "'techniques.checkpointing'"}},
+      {"config: augmenting text", {{"c.json", with(R"("model": {"arch": "char_lm"}, "data": {"dataset": "fortunes", "augment": true})")}}, run, {"{dir}/c.json", "'data.augment'", "images only"}},
+      {"config: channels_last on an RNN", {{"c.json", with(R"("model": {"arch": "row_rnn"}, "techniques": {"channels_last": true})")}}, run, {"{dir}/c.json", "'techniques.channels_last'", "resnet"}},
       {"config: char LM on images", {{"c.json", with(R"("model": {"arch": "char_lm"})")}}, run, {"{dir}/c.json", "'model.arch'", "fortunes"}},
       {"config: cuda graphs with a schedule", {{"c.json", with(R"("device": "cuda", "techniques": {"cuda_graphs": true, "lr_schedule": {"kind": "cosine"}})")}}, run, {"{dir}/c.json", "'techniques.cuda_graphs'"}},
       {"config: batch larger than the data", {{"c.json", with(R"("batch_size": 4096)")}}, run, {"{dir}/c.json", "'batch_size'", "got 4096", "more than the 128 training examples"}},

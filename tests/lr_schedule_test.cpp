@@ -149,6 +149,30 @@ TEST(LrFinderTest, SweepIsExponentialAndTheSuggestionComesFromTheCurve) {
   EXPECT_LT(*lowest, result.smoothed_losses.front());
 }
 
+// Past the LRs it can train at, the sweep stops (as fastai's does) instead of spending its steps
+// on a loss that only grows, and every loss it kept is finite.
+TEST(LrFinderTest, TheSweepStopsOnceTheLossBlowsUp) {
+  LrFinderOptions options;
+  options.start_lr = 1e-3;
+  options.end_lr = 1e6;
+  options.steps = 60;
+  auto config = train_config_from_json(
+      {{"data", {{"train_samples", 1024}, {"test_samples", 10}}}, {"batch_size", 32}, {"seed", 1}},
+      "t");
+  const auto result = find_learning_rate(config, options);
+  EXPECT_TRUE(result.stopped_early);
+  ASSERT_FALSE(result.lrs.empty());
+  EXPECT_LT(result.lrs.size(), static_cast<size_t>(options.steps));
+  for (double loss : result.losses) EXPECT_TRUE(std::isfinite(loss));
+  // Nothing before the last kept step exceeded 4x the best so far: it stopped at the first.
+  double best = result.smoothed_losses.front();
+  for (size_t i = 0; i + 1 < result.smoothed_losses.size(); ++i) {
+    best = std::min(best, result.smoothed_losses[i]);
+    EXPECT_LE(result.smoothed_losses[i], options.stop_factor * best) << "step " << i;
+  }
+  EXPECT_LT(result.suggested_lr, result.lrs.back());
+}
+
 // Through train(): every step's LR is the schedule's, and it reaches the optimizer (the run
 // trains differently from a constant-LR run from its second step on).
 TEST(LrScheduleTest, ARunTrainsEachStepAtItsScheduledLr) {

@@ -97,6 +97,23 @@ TEST(MaxBatchTest, TrainingUsesTheFoundBatch) {
   EXPECT_GT(outcome.metrics.max_batch_probes, 1);
 }
 
+// A budget that not even the configured batch fits: the run is out of memory (status oom), and
+// its message says by how much; not a crash.
+TEST(MaxBatchTest, ABudgetBelowTheConfiguredBatchIsAnOutOfMemoryRun) {
+  auto config = small_run({{"max_batch", {{"enabled", true}, {"budget_bytes", 1000}}}}, 1024);
+  const auto workload = build_workload(config);
+  const auto needed =
+      probe_training_step(config, workload, config.batch_size, int64_t{1} << 40, torch::kCPU)
+          .peak_bytes;
+  const auto record = execute_run(config, RunIdentity{});
+  EXPECT_EQ(record.status, RunStatus::kOutOfMemory) << record.message;
+  EXPECT_EQ(record.message, "max_batch: out of memory at the starting batch " +
+                                std::to_string(config.batch_size) + ": its training step took " +
+                                std::to_string(needed) +
+                                " bytes, above techniques.max_batch.budget_bytes 1000; lower "
+                                "batch_size or raise the budget");
+}
+
 TEST(GradClippingTest, PostClipNormIsAtMostMaxNorm) {
   auto a = torch::randn({10, 10}).requires_grad_(), b = torch::randn({10}).requires_grad_();
   (torch::matmul(a, b).pow(2).sum() * 100).backward();
