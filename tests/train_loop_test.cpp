@@ -1,4 +1,5 @@
-// Small end-to-end runs of the train loop: determinism, divergence, time-to-target bookkeeping.
+// Small end-to-end runs of the train loop: determinism, divergence, time-to-target bookkeeping;
+// the step timer, the matmul peak and the progress reporter it uses.
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include "harness/config/config_loader.h"
 #include "harness/measure/matmul_peak.h"
 #include "harness/measure/step_timer.h"
+#include "harness/train/progress_reporter.h"
 #include "harness/train/train_loop.h"
 
 namespace speedbench {
@@ -82,6 +84,31 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
                    m.train_flops_per_sample * m.samples_per_s / m.matmul_peak_flops.at("fp32"));
   EXPECT_GT(m.mfu, 0);
   EXPECT_LT(m.mfu, 1);
+}
+
+// A progress line is built (a snprintf in the step) only when one is due, at most one a period.
+TEST(ProgressReporterTest, ALineIsMadeOnlyWhenAPeriodHasPassed) {
+  std::vector<std::string> lines;
+  const ProgressReporter::Sink sink = [&](const std::string& line) { lines.push_back(line); };
+  int made = 0;
+  const auto make_line = [&] { return "line " + std::to_string(++made); };
+  ProgressReporter quiet(sink, 0), slow(sink, 3600);
+  for (int i = 0; i < 3; ++i) {
+    quiet.maybe_report(make_line);
+    slow.maybe_report(make_line);
+  }
+  EXPECT_EQ(made, 0) << "no line is made when none is due";
+  ProgressReporter due(sink, 0.5);
+  due.maybe_report(make_line);
+  EXPECT_EQ(made, 0) << "the first period starts with the reporter";
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  due.maybe_report(make_line);
+  due.maybe_report(make_line);  // the next period has only just begun
+  EXPECT_EQ(lines, std::vector<std::string>{"line 1"});
+  const ProgressReporter::Sink none;
+  ProgressReporter without_sink(none, 1e-9);
+  without_sink.maybe_report(make_line);
+  EXPECT_EQ(made, 1);
 }
 
 TEST(StepTimerTest, TheHostClockTimesEndedStepsOnlyAndHandsEachOutOnce) {
