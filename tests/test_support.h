@@ -137,6 +137,18 @@ inline Record synthetic_record(const std::string& workload, const std::string& v
   return r;
 }
 
+// Repetition k of `variant` on workload "w" at throughputs[k] samples/s and `bytes` of peak memory.
+inline std::vector<Record> synthetic_runs(const std::string& variant,
+                                          const std::vector<double>& throughputs,
+                                          int64_t bytes = 1000) {
+  std::vector<Record> records;
+  for (size_t k = 0; k < throughputs.size(); ++k) {
+    records.push_back(
+        synthetic_record("w", variant, static_cast<int64_t>(k), throughputs[k], bytes));
+  }
+  return records;
+}
+
 // A run folder `name` (its records in name/runs.jsonl) of the records of each variant in turn,
 // as compare and the report read one; no plan.
 inline report::Results synthetic_folder(const std::string& name,
