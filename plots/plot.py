@@ -26,17 +26,11 @@ import os
 import sys
 import warnings
 
-import matplotlib
+import matplotlib.patches
+import numpy as np
 
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.patches  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-import numpy as np  # noqa: E402
-
-# An SVG with no date (see save) and fixed element ids: a figure drawn again from the same
-# records is the same file, as a PNG already is, so a redraw changes only the changed figures.
-matplotlib.rcParams["svg.hashsalt"] = "speedbench"
+from comparison_figures import plot_comparison
+from drawing import DISCOVERY_MARK, plt, ratio_axis, save
 
 
 def read_jsonl(path):
@@ -44,37 +38,9 @@ def read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def save(fig, folder, name, written):
-    if fig.get_layout_engine() is None:  # a figure laid out its own way (constrained) keeps it
-        fig.tight_layout()
-    os.makedirs(folder, exist_ok=True)  # here, so that a folder with nothing to draw gets none
-    for ext in ("png", "svg"):
-        path = os.path.join(folder, f"{name}.{ext}")
-        fig.savefig(path, dpi=120, metadata={"Date": None} if ext == "svg" else None)
-        written.append(path)
-    plt.close(fig)
-
-
 def title(summary, what):
     date = summary.get("started_at", "")[:10]
     return f"{what}: suite {summary['suite']}, {summary['device']}, {date}"
-
-
-def ratio_axis(ax, y, labels, xlabel):
-    """A log-scaled ratio axis with a line at 1x, and one labelled row per y."""
-    ax.axvline(1.0, color="grey", lw=1)
-    ax.set_xscale("log")  # ratios: 2x faster and 2x slower sit equally far from 1
-    low, high = ax.get_xlim()
-    ticks = (1 / 16, 1 / 8, 0.25, 0.5, 0.8, 0.9, 1, 1.1, 1.25, 2, 4, 8, 16, 32)
-    shown = [t for t in ticks if low <= t <= high]
-    if high / low > 3:  # a wide axis: powers of two only, or the labels collide
-        shown = [t for t in shown if t in (1 / 16, 1 / 8, 0.25, 0.5, 1, 2, 4, 8, 16, 32)]
-    ax.set_xticks(shown)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize=8)
-    ax.set_xlabel(xlabel)
 
 
 # A bar's colour says what its 95% interval shows, not which side of 1x its median fell on: a
@@ -94,10 +60,9 @@ FEW_RUNS_NOTE = ("under 5 unpaired runs a side, a 95% interval holds the true ra
                  "times in 10")
 
 
-# A throughput bar whose interval still excludes 1x once adjusted for the report's many
-# throughput comparisons (its q, as the report's Summary has it; memory is near exact: its
-# intervals have next to no chance to adjust for).
-DISCOVERY_MARK = " *"
+# A throughput bar is starred (DISCOVERY_MARK) where its interval still excludes 1x once adjusted
+# for the report's many throughput comparisons (its q, as the report's Summary has it; memory is
+# near exact: its intervals have next to no chance to adjust for).
 DISCOVERY_NOTE = "*: q < 0.05 (p adjusted for all the report's throughput ratios together)"
 
 
@@ -276,96 +241,6 @@ def lr_finders(summary, run_folder, folder, written):
         ax.set_title(title(summary, "LR range test"), fontsize=10)
         ax.legend(fontsize=8)
         save(fig, folder, os.path.splitext(name)[0], written)
-
-
-def compare_title(comparison, what):
-    before = comparison["before"]["folder"].rstrip("/")
-    after = comparison["after"]["folder"].rstrip("/")
-    return f"{what}, {comparison['metric']}\nbefore {before}\nafter {after}"
-
-
-def interval_row(interval):
-    return interval["estimate"], interval["low"], interval["high"]
-
-
-def starred(label, entry):
-    """A compare row's label, starred where its q (p adjusted over its table) is under 0.05."""
-    return label + DISCOVERY_MARK if entry.get("q_value", 1) < 0.05 else label
-
-
-def star_note(labels, family):
-    return f"\n*: q < 0.05 (p adjusted for all the {family} together)" if any(
-        label.endswith(DISCOVERY_MARK) for label in labels) else ""
-
-
-def compare_variants(comparison, stem, written):
-    """after / before per variant with its interval; the tolerance band shaded."""
-    # "pairs" where the two folders are one `run --against`: a geometric mean over back-to-back
-    # pairs with a t interval, not a ratio of medians.
-    rows = [(starred(f"{v['workload']} / {v['variant']} "
-                     f"({'pairs' if v.get('paired') else 'n'}={v['n_before']}/{v['n_after']})", v),
-             *interval_row(v["change"]), v["verdict"])
-            for v in comparison["variants"] if "change" in v]
-    if not rows:
-        return
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 2.0))
-    y = np.arange(len(rows))[::-1]
-    tolerance = comparison["tolerance"]
-    ax.axvspan(1 - tolerance, 1 + tolerance, color="#dddddd", label=f"tolerance +-{tolerance:g}")
-    colors = {"regressed": "#c0504d", "improved": "#4c9a2a"}
-    for yi, (_, estimate, low, high, verdict) in zip(y, rows):
-        ax.errorbar([estimate], [yi], xerr=[[estimate - low], [high - estimate]], fmt="o",
-                    color=colors.get(verdict, "#555555"), capsize=3, lw=1)
-    labels = [r[0] for r in rows]
-    ratio_axis(ax, y, labels, "after / before (x, with 95% CI; red: regressed, green: improved)"
-               + star_note(labels, "variants"))
-    ax.set_title(compare_title(comparison, "variants, after / before"), fontsize=9)
-    ax.legend(loc="best", fontsize=8)
-    save(fig, os.path.dirname(stem) or ".", os.path.basename(stem) + "-variants", written)
-
-
-def compare_effects(comparison, stem, written):
-    """Each technique's ratio to its baseline in both folders, side by side."""
-    rows = [(starred(f"{e['workload']} / {e['label']} ({e['verdict']})", e),
-             interval_row(e["before"]), interval_row(e["after"]))
-            for e in comparison["effects"] if "change" in e]
-    if not rows:
-        return
-    fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 2.0))
-    y = np.arange(len(rows))[::-1]
-    for offset, side, color in ((0.15, 1, "#7f7f7f"), (-0.15, 2, "#1f4e79")):
-        estimates = np.array([r[side][0] for r in rows])
-        errors = np.array([[r[side][0] - r[side][1] for r in rows],
-                           [r[side][2] - r[side][0] for r in rows]])
-        ax.errorbar(estimates, y + offset, xerr=errors, fmt="o", color=color, capsize=3, lw=1,
-                    label="before" if side == 1 else "after")
-    labels = [r[0] for r in rows]
-    ratio_axis(ax, y, labels, "variant / baseline (x, with 95% CI)"
-               + star_note(labels, "effect changes"))
-    ax.set_title(compare_title(comparison, "technique effects"), fontsize=9)
-    ax.legend(loc="best", fontsize=8)
-    save(fig, os.path.dirname(stem) or ".", os.path.basename(stem) + "-effects", written)
-
-
-def plot_comparison(path):
-    """Figures of `speedbench compare --json PATH`, next to it: <name>-variants, <name>-effects."""
-    if not os.path.exists(path):
-        print(f"plot.py: error: {path} does not exist (write it with `speedbench compare BEFORE "
-              "AFTER --json FILE`)", file=sys.stderr)
-        return 2
-    with open(path) as f:
-        comparison = json.load(f)
-    if "variants" not in comparison or "effects" not in comparison:
-        print(f"plot.py: error: {path} is not the JSON of `speedbench compare --json`",
-              file=sys.stderr)
-        return 2
-    stem = os.path.splitext(path)[0]
-    written = []
-    compare_variants(comparison, stem, written)
-    compare_effects(comparison, stem, written)
-    for written_path in written:
-        print(written_path)
-    return 0
 
 
 def stale_summary_error(summary, records, summary_path):

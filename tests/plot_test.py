@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Unit tests of plots/plot.py's choices, on made-up summaries: which colour a ratio bar gets,
-which summary it refuses to draw, and what it says when there is nothing to draw.
+"""Unit tests of the choices of plots/plot.py and its comparison_figures.py, on made-up summaries:
+which colour a ratio bar gets, which summary it refuses to draw, what it says when there is
+nothing to draw, and which of compare's rows are starred.
 Exit 77 (skipped) when this python has no matplotlib.
 Usage: plot_test.py SOURCE_DIR
 """
@@ -22,9 +23,23 @@ except ImportError:
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 SOURCE_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "plots"))  # plot.py's own modules, as run as a script
 spec = importlib.util.spec_from_file_location("plot", os.path.join(SOURCE_DIR, "plots", "plot.py"))
 plot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot)
+import comparison_figures  # noqa: E402
+
+
+@contextlib.contextmanager
+def figure_kept(module):
+    """Within it, `module`'s figures are kept in the dict it yields (key "fig") instead of saved."""
+    figures = {}
+    saved = module.save
+    module.save = lambda fig, folder, name, written: figures.update(fig=fig)
+    try:
+        yield figures
+    finally:
+        module.save = saved
 
 
 def comparison(label, metric, estimate, low, high, undercovers=False, runs=3, pairs=0, q=1.0):
@@ -41,15 +56,10 @@ Drawn = collections.namedtuple("Drawn", "colours legend xlabel labels")
 
 
 def draw_bars(metric, comparisons):
-    figures = {}
-    saved = plot.save
-    plot.save = lambda fig, folder, name, written: figures.update(fig=fig)
-    try:
+    with figure_kept(plot) as figures:
         summary = {"suite": "s", "device": "cpu", "started_at": "2026-12-03",
                    "comparisons": comparisons}
         plot.ratio_bars(summary, metric, "x", "speedup", "unused", [])
-    finally:
-        plot.save = saved
     ax = figures["fig"].axes[0]
     bars = sorted((p for p in ax.patches if p.get_height() > 0), key=lambda p: -p.get_y())
     figure = figures["fig"]
@@ -206,15 +216,10 @@ class VariantStylesTest(unittest.TestCase):
     def test_a_variant_looks_the_same_in_every_panel_of_time_to_accuracy(self):
         records = [curve_record("w1", v) for v in ("baseline", "amp", "zero_grad_none")]
         records += [curve_record("w2", v) for v in ("baseline", "zero_grad_none")]
-        figures = {}
-        saved = plot.save
-        plot.save = lambda fig, folder, name, written: figures.update(fig=fig)
-        try:
+        with figure_kept(plot) as figures:
             summary = {"suite": "s", "device": "cpu", "started_at": "2026-12-05",
                        "comparisons": [{"baseline": "baseline"}]}
             plot.time_to_accuracy(summary, records, "unused", [])
-        finally:
-            plot.save = saved
         looks = [{line.get_label().split(" ")[0]: (matplotlib.colors.to_hex(line.get_color()),
                                                    line.get_linestyle())
                   for line in ax.get_lines()} for ax in figures["fig"].axes]
@@ -230,13 +235,8 @@ def interval(estimate, low, high):
 
 def drawn_comparison(draw, comparison_json):
     """The y labels and x label of compare's variants or effects figure."""
-    figures = {}
-    saved = plot.save
-    plot.save = lambda fig, folder, name, written: figures.update(fig=fig)
-    try:
+    with figure_kept(comparison_figures) as figures:
         draw(comparison_json, "unused/compare", [])
-    finally:
-        plot.save = saved
     ax = figures["fig"].axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
     plot.plt.close(figures["fig"])
@@ -262,18 +262,18 @@ class CompareStarTest(unittest.TestCase):
              "change": interval(1.08, 0.8, 1.5)}]}
 
     def test_variants(self):
-        labels, xlabel = drawn_comparison(plot.compare_variants, self.COMPARISON)
+        labels, xlabel = drawn_comparison(comparison_figures.compare_variants, self.COMPARISON)
         self.assertEqual(sorted(labels), ["w / fast (n=5/5) *", "w / same (n=5/5)"])
         self.assertIn("*: q < 0.05 (p adjusted for all the variants together)", xlabel)
 
     def test_effects(self):
-        labels, xlabel = drawn_comparison(plot.compare_effects, self.COMPARISON)
+        labels, xlabel = drawn_comparison(comparison_figures.compare_effects, self.COMPARISON)
         self.assertEqual(sorted(labels), ["w / apart (inconclusive)", "w / fast (improved) *"])
         self.assertIn("*: q < 0.05 (p adjusted for all the effect changes together)", xlabel)
 
     def test_no_note_without_a_star(self):
         quiet = dict(self.COMPARISON, effects=self.COMPARISON["effects"][1:])
-        labels, xlabel = drawn_comparison(plot.compare_effects, quiet)
+        labels, xlabel = drawn_comparison(comparison_figures.compare_effects, quiet)
         self.assertEqual(labels, ["w / apart (inconclusive)"])
         self.assertNotIn("q < 0.05", xlabel)
 
