@@ -159,6 +159,7 @@ std::vector<BadInput> catalogue() {
       {"compare: one path for --markdown and --json", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --markdown {dir}/c.txt --json {dir}/./c.txt", {"command line", "'--json'", "the --markdown file too"}},
       {"compare: a json path that is a folder", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --json {dir}/r", {"command line", "'--json'", "{dir}/r\" is a folder"}},
       {"compare: an unwritable markdown path", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --json {dir}/c.json --markdown /proc/c.md", {"command line", "'--markdown'", "/proc/c.md"}},
+      {"results: reproduce a DDP run alone", {{"r/runs.jsonl", "<record of a DDP run>"}}, exe + " reproduce {dir}/r/runs.jsonl", {"{dir}/r/runs.jsonl (record of run_index 0)", "'metrics.distributed.world_size'", "--nproc 2"}},
       {"results: reproduce a record that is not there", {{"r/runs.jsonl", "<record>"}}, exe + " reproduce {dir}/r/runs.jsonl --line 9", {"--line", "got 9"}},
       // ---- flags and environment -----------------------------------------------------------------
       {"flag: an unknown option", {{"c.json", kGoodConfig}}, run + " --bogus", {"command line", "--bogus", "not expected"}},
@@ -221,7 +222,13 @@ void write_case_file(const std::string& path, const std::string& content,
     // A record whose throughput (100 samples/s) was made negative: a corrupt measurement.
     const auto negative_rate = std::regex_replace(
         record_line, std::regex("\"samples_per_s\":100\\.0"), "\"samples_per_s\":-100.0");
-    const auto text = std::regex_replace(content, std::regex("<record>"), record_line);
+    // A record of a 2-rank DDP run, with a config of its own (the synthetic one is not a config).
+    const auto ddp_run = std::regex_replace(
+        std::regex_replace(record_line, std::regex("\"world_size\":1"), "\"world_size\":2"),
+        std::regex("\"config\":\\{[^}]*\\}"),
+        "\"config\":" + nlohmann::json::parse(kGoodConfig).dump());
+    auto text = std::regex_replace(content, std::regex("<record>"), record_line);
+    text = std::regex_replace(text, std::regex("<record of a DDP run>"), ddp_run);
     testing::write_text(
         path, std::regex_replace(text, std::regex("<record with a negative rate>"), negative_rate));
   }
