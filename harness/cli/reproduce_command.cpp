@@ -32,7 +32,8 @@ int command_reproduce(const ReproduceArgs& args) {
   if (recorded.metrics.distributed.world_size > 1) {
     throw ConfigError(
         source, "metrics.distributed.world_size",
-        "a DDP run is reproduced with its launcher: speedbench run --config with --nproc " +
+        "a DDP run is reproduced with its launcher: save the record's \"config\" to a file and "
+        "run speedbench run --config FILE --nproc " +
             std::to_string(recorded.metrics.distributed.world_size));
   }
   check_records_file_to_append(args.out_path, "--out");  // before the rerun, not after it
