@@ -84,13 +84,13 @@ int64_t apply_max_batch(TrainConfig& config, const Workload& workload,
     // status says `oom`), not a crash.
     const auto& first = result.probes.front();
     const std::string why = first.peak_bytes < 0
-                                ? "the device ran out of memory"
+                                ? "the device ran out of memory; lower batch_size"
                                 : "its training step took " + std::to_string(first.peak_bytes) +
                                       " bytes, above techniques.max_batch.budget_bytes " +
-                                      std::to_string(options.budget_bytes);
+                                      std::to_string(options.budget_bytes) +
+                                      "; lower batch_size or raise the budget";
     throw std::runtime_error("max_batch: out of memory at the starting batch " +
-                             std::to_string(first.batch) + ": " + why +
-                             "; lower batch_size or raise the budget");
+                             std::to_string(first.batch) + ": " + why);
   }
   config.batch_size = result.batch;
   return static_cast<int64_t>(result.probes.size());
