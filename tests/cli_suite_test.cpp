@@ -43,6 +43,30 @@ TEST(CliSuiteTest, SuiteRunsEachEntryInItsOwnProcessAndRecordsAll) {
   EXPECT_TRUE(std::filesystem::exists(folder / "plan.json"));
 }
 
+// Each way a run can end is counted in the suite's closing line and kept in its record: here an ok
+// run, a GPU-only variant on this CPU (not applicable, no training) and an out-of-memory run.
+TEST(CliSuiteTest, TheClosingLineCountsEachRunsOutcome) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), std::string(R"({
+    "name": "outcomes", "design": "grid", "repetitions": 1, "base": )") +
+                                         testing::kTinyConfig + R"(,
+    "workloads": [{"name": "tiny"}],
+    "variants": [{"name": "sgd"}, {"name": "tf32", "config": {"techniques": {"tf32": true}}},
+                 {"name": "adam", "config": {"optimizer": {"name": "adam", "lr": 0.001}}}]})");
+  const auto result = run_command("SPEEDBENCH_INJECT_FAULT=2:oom " + run_suite_command(dir));
+  EXPECT_NE(result.output.find("suite outcomes: 1 ok, 1 diverged/oom, 1 not applicable, 0 crashed"),
+            std::string::npos)
+      << result.output;
+  const auto records =
+      read_records((only_run_folder(dir.file("results/outcomes")) / "runs.jsonl").string());
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].status, RunStatus::kOk);
+  EXPECT_EQ(records[1].status, RunStatus::kNotApplicable);
+  EXPECT_NE(records[1].message.find("tf32 applies only on cuda"), std::string::npos);
+  EXPECT_EQ(records[2].status, RunStatus::kOutOfMemory) << records[2].message;
+  EXPECT_EQ(result.exit_code, 0) << "no run crashed";
+}
+
 // The runner learns how each run ended from waitpid, which an ignored SIGCHLD breaks (the kernel
 // reaps the child first): it spun on waitpid at 100% CPU forever. The first run dies of SIGSEGV:
 // only a runner that restored SIGCHLD's default can still tell how it died.
