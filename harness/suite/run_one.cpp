@@ -79,6 +79,9 @@ Record execute_run(const TrainConfig& config, const RunIdentity& identity,
       record.data_source = outcome.data_source;
     } catch (const ConfigError&) {
       throw;
+    } catch (const c10::OutOfMemoryError& error) {  // the CUDA allocator's, and max_batch's
+      record.status = RunStatus::kOutOfMemory;
+      record.message = error.what_without_backtrace();
     } catch (const c10::Error& error) {
       const std::string message = error.what_without_backtrace();
       record.status = is_out_of_memory(message) ? RunStatus::kOutOfMemory : RunStatus::kCrashed;

@@ -80,8 +80,8 @@ int64_t apply_max_batch(TrainConfig& config, const Workload& workload,
       },
       config.batch_size, std::min<int64_t>(options.limit, workload.data.train.size()));
   if (result.batch == 0) {
-    // The run's own batch does not fit what the search may use: an out-of-memory run (its record's
-    // status says `oom`), not a crash.
+    // The run's own batch does not fit what the search may use: an out-of-memory run (the error's
+    // type makes its record's status `oom`), not a crash.
     const auto& first = result.probes.front();
     const std::string why = first.peak_bytes < 0
                                 ? "the device ran out of memory; lower batch_size"
@@ -89,8 +89,8 @@ int64_t apply_max_batch(TrainConfig& config, const Workload& workload,
                                       " bytes, above techniques.max_batch.budget_bytes " +
                                       std::to_string(options.budget_bytes) +
                                       "; lower batch_size or raise the budget";
-    throw std::runtime_error("max_batch: out of memory at the starting batch " +
-                             std::to_string(first.batch) + ": " + why);
+    C10_THROW_ERROR(OutOfMemoryError, "max_batch: out of memory at the starting batch " +
+                                          std::to_string(first.batch) + ": " + why);
   }
   config.batch_size = result.batch;
   return static_cast<int64_t>(result.probes.size());

@@ -40,8 +40,8 @@ BatchProbe probe_training_step(const TrainConfig& config, const Workload& worklo
 
 // Replaces config.batch_size by the largest batch within techniques.max_batch's budget (the
 // caller scales the LR by new / old batch: the linear scaling rule) and returns how many
-// candidates the search tried. Throws std::runtime_error, an out-of-memory message with the bytes
-// it took, when not even the config's batch fits.
+// candidates the search tried. Throws c10::OutOfMemoryError, saying the bytes its step took,
+// when not even the config's batch fits.
 int64_t apply_max_batch(TrainConfig& config, const Workload& workload, const torch::Device& device);
 
 }  // namespace speedbench
