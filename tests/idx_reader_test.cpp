@@ -9,18 +9,11 @@
 namespace speedbench::data {
 namespace {
 
+using speedbench::testing::idx_header;
 using speedbench::testing::TempDir;
 using speedbench::testing::write_gzip;
 
 const std::string kFashionDir = "/usr/share/datasets/fashion-mnist";
-
-std::vector<uint8_t> idx_header(uint8_t dims, std::vector<uint32_t> sizes) {
-  std::vector<uint8_t> bytes = {0, 0, 8, dims};
-  for (auto size : sizes) {
-    for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back((size >> shift) & 0xff);
-  }
-  return bytes;
-}
 
 std::string error_of(const std::string& path, int dims) {
   try {

@@ -9,12 +9,14 @@
 #include <array>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/report/claims.h"
@@ -71,6 +73,39 @@ inline void write_gzip(const std::string& path, const std::vector<uint8_t>& byte
   gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size()));
   gzclose(file);
 }
+
+// An IDX header of unsigned bytes: magic number, then each dimension's size (big-endian).
+inline std::vector<uint8_t> idx_header(uint8_t dims, const std::vector<uint32_t>& sizes) {
+  std::vector<uint8_t> bytes = {0, 0, 8, dims};
+  for (auto size : sizes) {
+    for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back((size >> shift) & 0xff);
+  }
+  return bytes;
+}
+
+// An environment variable set (or, with nullopt, unset) for a scope, then as it was.
+class ScopedEnvironmentVariable {
+ public:
+  ScopedEnvironmentVariable(std::string name, const std::optional<std::string>& value)
+      : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) old_ = old;
+    set(value);
+  }
+  ~ScopedEnvironmentVariable() { set(old_); }
+  ScopedEnvironmentVariable(const ScopedEnvironmentVariable&) = delete;
+  ScopedEnvironmentVariable& operator=(const ScopedEnvironmentVariable&) = delete;
+
+ private:
+  void set(const std::optional<std::string>& value) {
+    if (value) {
+      ::setenv(name_.c_str(), value->c_str(), 1);
+    } else {
+      ::unsetenv(name_.c_str());
+    }
+  }
+  std::string name_;
+  std::optional<std::string> old_;
+};
 
 struct CommandResult {
   int exit_code = -1;

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "harness/config/config_error.h"
-#include "harness/data/idx_reader.h"
+#include "harness/data/dataset_cache.h"
 
 namespace speedbench::data {
 
@@ -37,8 +37,9 @@ ExampleSet take_first(ExampleSet set, int64_t limit) {
 ExampleSet read_fashion_split(const std::string& folder, const std::string& prefix) {
   const auto image_path = folder + "/" + prefix + "-images-idx3-ubyte.gz";
   const auto label_path = folder + "/" + prefix + "-labels-idx1-ubyte.gz";
-  auto images = read_idx_file(image_path, 3);
-  auto labels = read_idx_file(label_path, 1);
+  const auto cache = dataset_cache_folder();
+  auto images = read_idx_file_cached(image_path, 3, cache);
+  auto labels = read_idx_file_cached(label_path, 1, cache);
   if (images.dims[0] != labels.dims[0]) {
     throw ConfigError(label_path, "",
                       "holds " + std::to_string(labels.dims[0]) + " labels but " + image_path +
