@@ -39,6 +39,20 @@ TEST(SyntheticTest, SameSeedSameData) {
   EXPECT_FALSE(torch::equal(a.train.inputs, c.train.inputs));
 }
 
+// input_norm's constants: the mean and sample standard deviation of pixel/255 over the training
+// images, as computed from every pixel in double.
+TEST(SyntheticTest, PixelStatisticsAreThoseOfEveryTrainingPixel) {
+  DataConfig config;
+  config.dataset = "synthetic";
+  config.synthetic_shape = {3, 8, 8};
+  config.train_samples = 50;
+  const auto splits = load_dataset(config, 3);
+  const auto pixels = splits.train.inputs.to(torch::kFloat64) / 255.0;
+  EXPECT_NEAR(splits.pixel_mean, pixels.mean().item<double>(), 1e-14);
+  EXPECT_NEAR(splits.pixel_std, pixels.std().item<double>(), 1e-14);
+  EXPECT_GT(splits.pixel_std, 0.2);  // uniform over 0..255: about 0.29
+}
+
 TEST(AugmentTest, CropWithinPaddingAndFlipKeepShapeAndPixels) {
   auto images = torch::arange(2 * 1 * 6 * 6, torch::kFloat32).view({2, 1, 6, 6}) + 1;
   std::mt19937_64 rng(3);

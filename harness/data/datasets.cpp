@@ -175,10 +175,16 @@ DatasetSplits load_fortunes(const DataConfig& config) {
   return splits;
 }
 
+// Mean and (sample) standard deviation of pixel/255 from the counts of the 256 pixel values, in
+// double: exact, and without a float copy of every pixel (188 MB for Fashion-MNIST's training
+// images) at each run's start.
 void set_pixel_statistics(DatasetSplits& splits) {
-  auto pixels = splits.train.inputs.to(torch::kFloat32).div_(255.0);
-  splits.pixel_mean = pixels.mean().item<double>();
-  splits.pixel_std = pixels.std().item<double>();
+  const auto counts = torch::bincount(splits.train.inputs.flatten(), {}, 256).to(torch::kFloat64);
+  const auto values = torch::arange(256, torch::kFloat64) / 255.0;
+  const auto n = counts.sum();
+  const auto mean = (counts * values).sum() / n;
+  splits.pixel_mean = mean.item<double>();
+  splits.pixel_std = ((counts * (values - mean).square()).sum() / (n - 1)).sqrt().item<double>();
 }
 
 }  // namespace
