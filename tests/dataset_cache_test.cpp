@@ -100,6 +100,24 @@ TEST(DatasetCacheTest, ANewVersionOfTheFileReplacesItsCopy) {
   EXPECT_NE(new_copy, old_copy);
 }
 
+TEST(DatasetCacheTest, APartialCopyAKilledProcessLeftGoesOnceItIsAMinuteOld) {
+  CacheFixture f;
+  write_gzip(f.source, two_images(7));
+  f.read();
+  const auto copy = f.only_copy();
+  const auto partial = [&](const std::string& pid) {
+    return (f.cache / ("." + copy.filename().string() + ".partial-" + pid)).string();
+  };
+  write_text(partial("101"), "half");  // killed a while ago
+  fs::last_write_time(partial("101"), fs::file_time_type::clock::now() - std::chrono::minutes(2));
+  write_text(partial("102"), "half");  // maybe still being written
+
+  EXPECT_EQ(f.read().values.back(), 7);
+  EXPECT_FALSE(fs::exists(partial("101")));
+  EXPECT_TRUE(fs::exists(partial("102")));
+  EXPECT_TRUE(fs::exists(copy));
+}
+
 TEST(DatasetCacheTest, ACopyThatDoesNotReadIsRemovedAndTheFileReadInstead) {
   CacheFixture f;
   write_gzip(f.source, two_images(7));

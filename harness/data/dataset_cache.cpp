@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -46,15 +47,22 @@ std::string copy_name(const fs::path& source, std::uintmax_t size) {
   return stem + "." + hex;
 }
 
-// Copies of earlier versions: the same name before the last dot.
-void remove_older_copies(const fs::path& folder, const std::string& name) {
+// Copies of other versions of the file (the same name before the last dot), and partial copies
+// that a killed process left behind (over a minute old: making a copy takes about a second).
+void remove_stale_copies(const fs::path& folder, const std::string& name) {
   const auto prefix = name.substr(0, name.rfind('.') + 1);
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(folder, error)) {
-    const auto other = entry.path().filename().string();
-    if (other != name && other.size() == name.size() &&
-        other.compare(0, prefix.size(), prefix) == 0)
-      fs::remove(entry.path(), error);
+  const auto a_minute_ago = fs::file_time_type::clock::now() - std::chrono::minutes(1);
+  // Errors are codes, never thrown: a stale copy left is worth no failed run.
+  std::error_code error, ignored;
+  for (fs::directory_iterator entry(folder, error), end; !error && entry != end;
+       entry.increment(error)) {
+    const auto other = entry->path().filename().string();
+    const bool other_version = other != name && other.size() == name.size() &&
+                               other.compare(0, prefix.size(), prefix) == 0;
+    const bool left_partial = other.compare(0, prefix.size() + 1, "." + prefix) == 0 &&
+                              other.find(".partial-") != std::string::npos &&
+                              fs::last_write_time(entry->path(), ignored) < a_minute_ago;
+    if (other_version || left_partial) fs::remove(entry->path(), ignored);
   }
 }
 
@@ -87,7 +95,6 @@ bool make_copy(const fs::path& source, const fs::path& copy) {
     }
   }
   if (whole) {
-    remove_older_copies(copy.parent_path(), copy.filename().string());
     fs::rename(partial, copy, error);
     whole = !error;
   }
@@ -112,6 +119,7 @@ IdxArray read_idx_file_cached(const std::string& gz_path, int expected_dims,
   const auto size = fs::file_size(gz_path, error);
   if (!error && size >= min_bytes && !cache_folder.empty()) {
     const auto copy = fs::path(cache_folder) / copy_name(gz_path, size);
+    remove_stale_copies(copy.parent_path(), copy.filename().string());
     if (fs::exists(copy, error) || make_copy(gz_path, copy)) {
       try {
         return read_idx_file(copy.string(), expected_dims);
