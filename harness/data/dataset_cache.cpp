@@ -1,17 +1,16 @@
 #include "harness/data/dataset_cache.h"
 
 #include <unistd.h>
-#include <zlib.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <vector>
 
 #include "harness/config/config_error.h"
+#include "harness/data/gz_file.h"
 
 namespace speedbench::data {
 
@@ -66,10 +65,6 @@ void remove_stale_copies(const fs::path& folder, const std::string& name) {
   }
 }
 
-struct GzCloser {
-  void operator()(gzFile_s* file) const { gzclose(file); }
-};
-
 // Inflates `source` into `copy` through a file of this process's own, renamed into place when
 // whole: a reader never sees half a copy, and processes making the same copy at once each rename
 // theirs. False (and nothing left) where it cannot.
@@ -80,7 +75,7 @@ bool make_copy(const fs::path& source, const fs::path& copy) {
                                                  std::to_string(::getpid()));
   bool whole = false;
   {
-    std::unique_ptr<gzFile_s, GzCloser> in(gzopen(source.c_str(), "rb"));
+    GzFile in(gzopen(source.c_str(), "rb"));
     std::ofstream out(partial, std::ios::binary | std::ios::trunc);
     if (in && out) {
       std::vector<char> buffer(1 << 20);

@@ -1,10 +1,10 @@
 #include "harness/data/idx_reader.h"
 
-#include <zlib.h>
-
-#include <memory>
+#include <algorithm>
+#include <cstdio>
 
 #include "harness/config/config_error.h"
+#include "harness/data/gz_file.h"
 
 namespace speedbench::data {
 
@@ -12,11 +12,6 @@ namespace {
 
 constexpr int kUnsignedByteType = 0x08;  // IDX type code for uint8
 constexpr int64_t kMaxElements = int64_t{1} << 34;
-
-struct GzCloser {
-  void operator()(gzFile_s* file) const { gzclose(file); }
-};
-using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
 
 // Reads exactly `size` bytes; returns how many were read (fewer means the file ended).
 int64_t read_bytes(gzFile file, uint8_t* out, int64_t size) {
