@@ -120,8 +120,8 @@ bool has_plan_folder(const std::filesystem::path& suite_root) {
 
 TEST(KillResumeTest, TenSigkillsAtRandomPointsThenResumeGiveExactlyOneRecordPerRun) {
   TempDir dir;
-  // 15 runs of under a second: more than ten kills, ~1.3 s apart on average, let finish (a kill
-  // that lands after the suite ended proves nothing).
+  // 15 runs of about a second each: ten kills, 1.3 s apart on average, leave some of them to the
+  // final resume (a kill that lands after the suite has ended proves nothing).
   write_text(dir.file("s.json"),
              std::string(R"({"name": "killed", "design": "grid", "repetitions": 5, )") + kTinyBase +
                  R"(, "workloads": [{"name": "lstm"}], "variants": [{"name": "a"},

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -17,13 +16,6 @@ namespace speedbench::data {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kCacheVariable = "SPEEDBENCH_DATASET_CACHE";
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
 
 // FNV-1a, 64 bits: a name that stays the same from build to build (std::hash need not).
 uint64_t fnv1a(const std::string& text) {
@@ -98,15 +90,6 @@ bool make_copy(const fs::path& source, const fs::path& copy) {
 }
 
 }  // namespace
-
-std::string dataset_cache_folder() {
-  const auto chosen = env(kCacheVariable);
-  if (chosen == "off") return "";
-  if (!chosen.empty()) return chosen;
-  if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/speedbench/datasets";
-  if (!env("HOME").empty()) return env("HOME") + "/.cache/speedbench/datasets";
-  return "";
-}
 
 IdxArray read_idx_file_cached(const std::string& gz_path, int expected_dims,
                               const std::string& cache_folder, std::uintmax_t min_bytes) {

@@ -15,16 +15,11 @@ namespace speedbench::data {
 // Files smaller than this inflate in a few milliseconds: they are read as they are.
 inline constexpr std::uintmax_t kSmallestCachedFileBytes = std::uintmax_t{1} << 20;
 
-// The folder of the copies: $SPEEDBENCH_DATASET_CACHE, else $XDG_CACHE_HOME/speedbench/datasets,
-// else $HOME/.cache/speedbench/datasets; "" (no copies) where $SPEEDBENCH_DATASET_CACHE is "off"
-// or there is no home folder.
-std::string dataset_cache_folder();
-
-// read_idx_file(gz_path, expected_dims), from the copy in `cache_folder`, made first where this
-// version of the file has none. Copies of other versions of a file of that name go, and so do
-// partial copies over a minute old (a process killed while making one).
-// Reads `gz_path` itself where the file is under `min_bytes`, `cache_folder` is "", or no copy can
-// be made there. A copy that does not read is removed and `gz_path` is read instead, so that an
+// read_idx_file(gz_path, expected_dims), from the copy in `cache_folder` (datasets.h's
+// dataset_cache_folder()), made first where this version of the file has none. Copies of other
+// versions of a file of that name go, and so do partial copies over a minute old (a process
+// killed while making one). Reads `gz_path` itself where the file is under `min_bytes`,
+// `cache_folder` is "", or no copy can be made there. A copy that does not read is removed and `gz_path` is read instead, so that an
 // error names the dataset's file, never the copy.
 IdxArray read_idx_file_cached(const std::string& gz_path, int expected_dims,
                               const std::string& cache_folder,

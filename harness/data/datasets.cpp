@@ -195,6 +195,15 @@ std::string dataset_folder(const DataConfig& config) {
   return env_or("SPEEDBENCH_FASHION_MNIST_DIR", kFashionMnistDir);
 }
 
+std::string dataset_cache_folder() {
+  const auto chosen = env_or("SPEEDBENCH_DATASET_CACHE", "");
+  if (chosen == "off") return "";
+  if (!chosen.empty()) return chosen;
+  const auto xdg = env_or("XDG_CACHE_HOME", ""), home = env_or("HOME", "");
+  if (!xdg.empty()) return xdg + "/speedbench/datasets";
+  return home.empty() ? "" : home + "/.cache/speedbench/datasets";
+}
+
 DatasetSplits load_dataset(const DataConfig& config, int64_t seed) {
   if (config.dataset == "fortunes") return load_fortunes(config);
   auto splits =

@@ -46,4 +46,9 @@ void move_examples_to(DatasetSplits& splits, torch::Device device);
 // $SPEEDBENCH_FORTUNES_DIR, else the Debian package's folder.
 std::string dataset_folder(const DataConfig& config);
 
+// The folder of the datasets' uncompressed copies (dataset_cache.h): $SPEEDBENCH_DATASET_CACHE,
+// else $XDG_CACHE_HOME/speedbench/datasets, else $HOME/.cache/speedbench/datasets; "" (no copies)
+// where $SPEEDBENCH_DATASET_CACHE is "off" or there is no home folder.
+std::string dataset_cache_folder();
+
 }  // namespace speedbench::data
