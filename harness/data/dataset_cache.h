@@ -19,8 +19,8 @@ inline constexpr std::uintmax_t kSmallestCachedFileBytes = std::uintmax_t{1} << 
 // dataset_cache_folder()), made first where this version of the file has none. Copies of other
 // versions of a file of that name go, and so do partial copies over a minute old (a process
 // killed while making one). Reads `gz_path` itself where the file is under `min_bytes`,
-// `cache_folder` is "", or no copy can be made there. A copy that does not read is removed and `gz_path` is read instead, so that an
-// error names the dataset's file, never the copy.
+// `cache_folder` is "", or no copy can be made there. A copy that does not read is removed and
+// `gz_path` is read instead, so that an error names the dataset's file, never the copy.
 IdxArray read_idx_file_cached(const std::string& gz_path, int expected_dims,
                               const std::string& cache_folder,
                               std::uintmax_t min_bytes = kSmallestCachedFileBytes);
