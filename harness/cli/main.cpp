@@ -26,6 +26,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/config/config_error.h"
+#include "harness/os/process_exit.h"
 #include "harness/results/environment.h"
 #include "harness/suite/suite_runner.h"
 
@@ -259,9 +260,8 @@ CLI::App* add_lr_find_command(CLI::App& app, speedbench::LrFindArgs& args) {
   return command;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command's exit code: 0, 1 (a failed command or gate), 2 (bad input).
+int run_command_line(int argc, char** argv) {
   using namespace speedbench;
   CLI::App app{"speedbench: measure deep-learning training speedups, side by side"};
   app.require_subcommand(1);
@@ -311,4 +311,12 @@ int main(int argc, char** argv) {
     return fail_with(1, error.what());
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int exit_code = run_command_line(argc, argv);
+  if (speedbench::quick_exit_asked()) speedbench::exit_skipping_static_destructors(exit_code);
+  return exit_code;
 }

@@ -18,6 +18,7 @@
 #include "harness/config/config_error.h"
 #include "harness/data/datasets.h"
 #include "harness/os/child_process.h"
+#include "harness/os/process_exit.h"
 #include "harness/os/scoped_signal_handlers.h"
 #include "harness/results/environment_identity.h"
 #include "harness/results/records_file.h"
@@ -300,6 +301,7 @@ SuiteRunSummary run_suite(const Suite& suite, const SuiteRunOptions& options) {
   int64_t recorded = 0;
   for (const auto& side : sides) recorded += static_cast<int64_t>(side.recorded.size());
   ::setenv(kParentPidVariable, std::to_string(::getpid()).c_str(), 1);
+  ::setenv(kQuickExitVariable, "1", /*overwrite=*/0);  // process_exit.h
   std::fprintf(
       stderr, "suite %s: %lld runs -> %s%s\n", suite.name.c_str(), static_cast<long long>(total),
       summary.records_path.c_str(),
