@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "harness/os/process_exit.h"
 #include "tests/test_support.h"
@@ -50,6 +51,7 @@ ChildEnd run_child(const std::string& mark_path, EndChild end_child) {
     static MarkOnDestruction mark(mark_path);
     std::printf("printed before the exit\n");
     end_child(3);
+    std::_Exit(99);  // never reached: were it, the child must not go on to run our tests
   }
   ::close(pipe_fds[1]);
   ChildEnd end;
