@@ -2,12 +2,14 @@
 // run too, back to back, into a folder of its own; its failures are recorded, not lost.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/data/datasets.h"
+#include "harness/os/process_exit.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/speedbench_binary.h"
 #include "tests/cli_fixtures.h"
@@ -168,6 +170,29 @@ TEST(CliSecondBuildTest, OneThatFailsItsRunsIsRecordedAsCrashedAndFailsTheSuite)
       << compared.output;
   EXPECT_EQ(compared.output.find("only the after records name"), std::string::npos)
       << compared.output;
+}
+
+// The runner asks its runs for the quick exit (process_exit.h), and leaves a "0" the user set
+// alone. Seen through a second build that logs the variable as each of its runs starts.
+TEST(CliSecondBuildTest, ItsRunsAreAskedForTheQuickExitUnlessTheUserSetZero) {
+  TempDir dir;
+  write_text(dir.file("suite.json"), mini_suite(1));
+  const auto other = dir.file("logging-build");
+  write_executable(other,
+                   std::string("#!/bin/sh\n[ \"$1 $2\" = \"run-one --config\" ] && echo \"${") +
+                       kQuickExitVariable + ":-unset}\" >> " + dir.file("asked") + "\nexec " +
+                       speedbench_cli() + " \"$@\"\n");
+  const auto suite = run_suite_command(dir) + " --against " + other;
+  for (const std::string set_by_user : {"", "0"}) {
+    std::remove(dir.file("asked").c_str());
+    const auto prefix = set_by_user.empty()
+                            ? std::string("unset ") + kQuickExitVariable + "; "
+                            : std::string(kQuickExitVariable) + "=" + set_by_user + " ";
+    const auto result = run_command(prefix + suite);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(read_text(dir.file("asked")), set_by_user.empty() ? "1\n1\n" : "0\n0\n")
+        << "set by the user: \"" << set_by_user << '"';
+  }
 }
 
 // The options a --against build is checked for up front are the ones the runner then passes:
