@@ -284,6 +284,12 @@ TEST(DdpTest, LauncherRunsWorkersWithRankPrefixesAndRankZeroRecords) {
   EXPECT_EQ(records[0].status, RunStatus::kOk);
   EXPECT_EQ(records[0].metrics.distributed.world_size, 2);
   EXPECT_EQ(records[0].metrics.distributed.rank_step_ms_median.size(), 2u);
+  // Each rank's CPU time in training is the run's own, not other load: both ranks trained.
+  const auto& rank_cpu_s = records[0].metrics.distributed.rank_cpu_s;
+  ASSERT_EQ(rank_cpu_s.size(), 2u);
+  EXPECT_GT(rank_cpu_s[0], 0.0);
+  EXPECT_GT(rank_cpu_s[1], 0.0);
+  EXPECT_TRUE(records[0].metrics.other_processes_busy_cores.has_value());
   EXPECT_EQ(records[0].techniques_on.front(), "ddp");
 }
 

@@ -61,6 +61,8 @@ Record full_record() {
   m.matmul_peak_flops = {{"bf16", 7.5e14}, {"fp32", 5.25e13}};
   m.matmul_peak_kernel = {{"bf16", "at::mm"}, {"fp32", "at::mm"}};
   m.mfu = 0.125;
+  m.other_processes_busy_cores = 0.375;
+  m.distributed.rank_cpu_s = {1.5, 1.25};
   m.final_train_loss = 1.45;
   m.final_test_loss = 1.5;
   m.final_test_accuracy = 0.5;
@@ -101,6 +103,21 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(back.metrics.matmul_peak_kernel.at("fp32"), "at::mm");
   EXPECT_EQ(back.metrics.mfu, 0.125);
   EXPECT_EQ(back.metrics.warmup_step_ms, original.metrics.warmup_step_ms);
+  EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
+  EXPECT_EQ(back.metrics.distributed.rank_cpu_s, (std::vector<double>{1.5, 1.25}));
+}
+
+// Other processes' load was sampled before the run, into environment.machine_at_start, until
+// 2026-12-06; those records have no measure over the training and no ranks' CPU.
+TEST(RecordTest, ARecordFromBeforeTheOtherLoadWasMeasuredInTrainingStillReads) {
+  auto json = record_to_json(full_record());
+  json["metrics"].erase("other_processes_busy_cores");
+  json["metrics"]["distributed"].erase("rank_cpu_s");
+  const auto back = record_from_json(json);
+  EXPECT_FALSE(back.metrics.other_processes_busy_cores.has_value());
+  EXPECT_TRUE(back.metrics.distributed.rank_cpu_s.empty());
+  json["metrics"]["other_processes_busy_cores"] = nullptr;  // where it could not be measured
+  EXPECT_FALSE(record_from_json(json).metrics.other_processes_busy_cores.has_value());
 }
 
 TEST(RecordTest, APeakRecordedBeforeItNamedItsKernelStillReads) {
@@ -192,6 +209,11 @@ TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
   const std::vector<std::tuple<nlohmann::json::json_pointer, nlohmann::json, std::string>> cases = {
       {"/metrics/samples_per_s"_json_pointer, -5.0,
        "record field 'samples_per_s' is -5.0 (expected a number >= 0)"},
+      {"/metrics/other_processes_busy_cores"_json_pointer, -0.5,
+       "record field 'other_processes_busy_cores' is -0.5 (expected a number >= 0)"},
+      {"/metrics/distributed/rank_cpu_s"_json_pointer,
+       {1.0, -1.0},
+       "record field 'rank_cpu_s' has -1.0 at index 1 (expected times >= 0)"},
       {"/metrics/peak_allocated_bytes"_json_pointer, -1,
        "record field 'peak_allocated_bytes' is -1 (expected a number >= 0)"},
       {"/metrics/step_ms"_json_pointer,

@@ -18,6 +18,7 @@
 #include "build_paths.h"
 #include "harness/measure/thread_oversubscription.h"
 #include "harness/measure/usable_cpu_cores.h"
+#include "harness/report/run_health.h"
 #include "harness/results/records_file.h"
 #include "tests/cli_fixtures.h"
 #include "tests/test_support.h"
@@ -249,6 +250,21 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
             std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("Fewer than 5 runs on a side"), std::string::npos) << markdown;
+}
+
+// Since 2026-12-06 a record measures other processes' load over its training; the sample an older
+// record took before its run is read only where that measure is missing.
+TEST(MeasurementHealthTest, OtherLoadIsReadFromTheTrainingWhereTheRecordMeasuredIt) {
+  auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
+  record.environment["machine_at_start"] = {{"busy_cores", 1.5}};
+  record.metrics.other_processes_busy_cores = 0.6;
+  EXPECT_EQ(report::run_health_flags(record),
+            (std::vector<std::string>{"other load: 0.60 cores busy"}));
+  record.metrics.other_processes_busy_cores = 0.25;  // flagged above 0.25 only
+  EXPECT_TRUE(report::run_health_flags(record).empty());
+  record.metrics.other_processes_busy_cores.reset();
+  EXPECT_EQ(report::run_health_flags(record),
+            (std::vector<std::string>{"other load at start: 1.50 cores busy"}));
 }
 
 TEST(MeasurementHealthTest, OversubscriptionCountsTheThreadsOfEveryRank) {

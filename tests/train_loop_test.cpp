@@ -84,6 +84,10 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
                    m.train_flops_per_sample * m.samples_per_s / m.matmul_peak_flops.at("fp32"));
   EXPECT_GT(m.mfu, 0);
   EXPECT_LT(m.mfu, 1);
+  // Other processes' load over the training (its value is the machine's, not the test's).
+  ASSERT_TRUE(m.other_processes_busy_cores.has_value());
+  EXPECT_GE(*m.other_processes_busy_cores, 0.0);
+  EXPECT_TRUE(m.distributed.rank_cpu_s.empty());  // one process: nothing gathered
 }
 
 // A progress line is built (a snprintf in the step) only when one is due, at most one a period.

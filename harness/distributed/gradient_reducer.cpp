@@ -2,7 +2,12 @@
 
 #include <torch/torch.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
 
 namespace speedbench::distributed {
 
@@ -151,6 +156,17 @@ std::vector<double> gather_from_all_ranks(double value, ProcessGroup& group) {
   std::vector<double> values;
   for (const auto& t : output_lists[0]) values.push_back(t.item<double>());
   return values;
+}
+
+std::vector<bool> ranks_on_this_machine(ProcessGroup& group) {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  // A hash of the name, cut to 52 bits: a double holds it exactly.
+  const auto key = static_cast<double>(std::hash<std::string>{}(name) & ((uint64_t{1} << 52) - 1));
+  const auto keys = gather_from_all_ranks(key, group);
+  std::vector<bool> same;
+  for (const double other : keys) same.push_back(other == key);
+  return same;
 }
 
 }  // namespace speedbench::distributed

@@ -73,4 +73,7 @@ void broadcast_from_rank0(const std::vector<torch::Tensor>& tensors, ProcessGrou
 // Gathers one number per rank (for per-rank step times); every rank gets all of them.
 std::vector<double> gather_from_all_ranks(double value, ProcessGroup& group);
 
+// For each rank, whether it runs on this rank's machine (the same host name).
+std::vector<bool> ranks_on_this_machine(ProcessGroup& group);
+
 }  // namespace speedbench::distributed

@@ -1,15 +1,15 @@
-// What else the machine was doing when a run started, for the report's measurement-health
-// flags: how many cores other processes kept busy (sampled from /proc/stat over a short window
-// while this process sleeps), the 1-minute load average, and the CPU frequency governor (a
-// governor other than "performance" lets clocks, and so step times, drift). Torch-free.
+// What the machine was like when a run started, for the report's measurement-health flags: its
+// cores, the 1-minute load average, and the CPU frequency governor (a governor other than
+// "performance" lets clocks, and so step times, drift). The cores other processes kept busy are
+// measured over the training itself (other_processes_cpu.h). Torch-free.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 namespace speedbench::measure {
 
-// {"busy_cores": 0.07, "cores": 2, "load_average_1m": 0.4, "cpufreq_governor": "performance" |
-//  "unavailable"}. Takes `window_ms` to sample.
-nlohmann::json sample_machine_state(int window_ms = 250);
+// {"cores": 2, "load_average_1m": 0.4, "cpufreq_governor": "performance" | "unavailable"}.
+// Reads three files; takes no time to speak of.
+nlohmann::json read_machine_state();
 
 }  // namespace speedbench::measure

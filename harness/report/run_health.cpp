@@ -33,7 +33,11 @@ std::vector<std::string> run_health_flags(const Record& r) {
     flags.push_back("step-time CV " + format_number("%.0f%%", 100 * steps.cv) + " > 10%");
   }
   const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
-  if (state.value("busy_cores", 0.0) > kBusyCoresAtStart) {
+  if (const auto others = r.metrics.other_processes_busy_cores) {
+    if (*others > kBusyCoresOfOthers) {
+      flags.push_back("other load: " + format_number("%.2f", *others) + " cores busy");
+    }
+  } else if (state.value("busy_cores", 0.0) > kBusyCoresOfOthers) {  // an older record's sample
     flags.push_back("other load at start: " +
                     format_number("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
   }

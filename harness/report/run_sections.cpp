@@ -152,8 +152,9 @@ std::string health_section(const ReportInputs& in) {
   out << "\n## Measurement health\n\n"
       << flagged << " of " << in.results.records.size()
       << " runs flagged (step-time CV above 10%, more than "
-      << format_number("%.2f", kBusyCoresAtStart)
-      << " cores busy with other work when the run started, more LibTorch threads over its ranks "
+      << format_number("%.2f", kBusyCoresOfOthers)
+      << " cores busy with other processes while the run trained (\"at start\": sampled before "
+         "it, in older records), more LibTorch threads over its ranks "
          "than cores on a CPU run, or a CPU frequency governor other than performance; on "
          "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown; or no MFU "
          "because the model's FLOP rate beat the matmul peak the run timed for its dtype, which "

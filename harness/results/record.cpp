@@ -170,6 +170,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
         {"flops_per_s", m.matmul_peak_flops},
         {"kernel", m.matmul_peak_kernel}}},
       {"mfu", m.mfu},
+      {"other_processes_busy_cores", optional_to_json(m.other_processes_busy_cores)},
       {"final_train_loss", m.final_train_loss},
       {"final_test_loss", m.final_test_loss},
       {"final_test_accuracy", m.final_test_accuracy},
@@ -186,7 +187,8 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
         {"buckets", m.distributed.buckets},
         {"overlapped_buckets", m.distributed.overlapped_buckets},
         {"comm_wait_ms_total", m.distributed.comm_wait_ms_total},
-        {"rank_step_ms_median", m.distributed.rank_step_ms_median}}},
+        {"rank_step_ms_median", m.distributed.rank_step_ms_median},
+        {"rank_cpu_s", m.distributed.rank_cpu_s}}},
   };
 }
 
@@ -233,6 +235,11 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
     }
   }
   if (j.contains("mfu")) m.mfu = at_least_zero<double>(j, "mfu");
+  // Measured over the training since 2026-12-06; older records have busy_cores in
+  // environment.machine_at_start, sampled before the run instead.
+  if (j.contains("other_processes_busy_cores") && !j.at("other_processes_busy_cores").is_null()) {
+    m.other_processes_busy_cores = at_least_zero<double>(j, "other_processes_busy_cores");
+  }
   m.final_train_loss = field<double>(j, "final_train_loss");
   m.final_test_loss = field<double>(j, "final_test_loss");
   m.final_test_accuracy = field<double>(j, "final_test_accuracy");
@@ -259,6 +266,7 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
     out.overlapped_buckets = field<int64_t>(d, "overlapped_buckets");
     out.comm_wait_ms_total = field<double>(d, "comm_wait_ms_total");
     out.rank_step_ms_median = field<std::vector<double>>(d, "rank_step_ms_median");
+    if (d.contains("rank_cpu_s")) out.rank_cpu_s = times_at_least_zero(d, "rank_cpu_s");
   }
   return m;
 }

@@ -58,8 +58,7 @@ Record execute_run(const TrainConfig& config, const RunIdentity& identity,
                    const std::optional<distributed::LaunchEnvironment>& launch) {
   Record record = base_record(config, identity);
   const auto reason = why_not_applicable(config);
-  // Sampled before the first tensor: other load now would skew every step of this run.
-  const auto machine_at_start = reason.empty() ? measure::sample_machine_state() : nlohmann::json();
+  const auto machine_at_start = reason.empty() ? measure::read_machine_state() : nlohmann::json();
   if (!reason.empty()) {
     record.status = RunStatus::kNotApplicable;
     record.message = reason;

@@ -30,6 +30,7 @@ struct DistributedMetrics {
   int64_t overlapped_buckets = 0;           // last step: buckets launched while backward still ran
   double comm_wait_ms_total = 0;            // measured steps: time waiting for the all-reduces
   std::vector<double> rank_step_ms_median;  // per rank: median measured step time
+  std::vector<double> rank_cpu_s;           // per rank: CPU seconds of its process in training
 };
 
 struct RunMetrics {
@@ -66,6 +67,9 @@ struct RunMetrics {
   std::map<std::string, double> matmul_peak_flops;        // FLOP/s per dtype, measured at start-up
   std::map<std::string, std::string> matmul_peak_kernel;  // per dtype: the kernel of that peak
   double mfu = 0;  // model FLOP/s per device / the peak of the run's precision
+  // Cores other processes kept busy during training (harness/measure/other_processes_cpu.h);
+  // none where /proc/stat cannot be read or a DDP run ended early (its ranks' CPU is unknown).
+  std::optional<double> other_processes_busy_cores;
   double final_train_loss = 0;
   double final_test_loss = 0;
   double final_test_accuracy = 0;

@@ -36,6 +36,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // ---- the loop ---------------------------------------------------------------------------------
 TrainOutcome TrainingRun::run() {
   start_ = Clock::now();
+  other_load_.emplace();
   for (int64_t epoch = 0; epoch < config_.epochs && m_.steps < total_steps_; ++epoch) {
     auto batch_it = loader_->begin();
     while (batch_it != loader_->end() && m_.steps < total_steps_) {
@@ -265,11 +266,28 @@ void TrainingRun::record_totals() {
           distributed::gather_from_all_ranks(measure::summarize(m_.step_ms).median, *group_);
     }
   }
+  m_.other_processes_busy_cores = other_processes_busy_cores();
   outcome_.model = workload_.module;
   if (!m_.curve.empty()) {
     m_.final_test_loss = m_.curve.back().test_loss;
     m_.final_test_accuracy = m_.curve.back().test_accuracy;
   }
+}
+
+// Cores that processes other than the run's kept busy since the first step: a DDP run's other
+// ranks on this machine are the run's own (their CPU seconds gathered, as the step times are).
+std::optional<double> TrainingRun::other_processes_busy_cores() {
+  double run_cpu_s = other_load_->own_cpu_s();
+  if (reducer_) {
+    if (outcome_.status != RunStatus::kOk) return std::nullopt;  // the ranks met no more
+    m_.distributed.rank_cpu_s = distributed::gather_from_all_ranks(run_cpu_s, *group_);
+    const auto on_this_machine = distributed::ranks_on_this_machine(*group_);
+    run_cpu_s = 0;
+    for (size_t r = 0; r < on_this_machine.size(); ++r) {
+      if (on_this_machine[r]) run_cpu_s += m_.distributed.rank_cpu_s[r];
+    }
+  }
+  return other_load_->busy_cores(run_cpu_s);
 }
 
 void apply_runtime_settings(const TrainConfig& config) {

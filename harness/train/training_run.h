@@ -16,6 +16,7 @@
 #include "harness/distributed/gradient_reducer.h"
 #include "harness/measure/matmul_peak.h"
 #include "harness/measure/memory_meter.h"
+#include "harness/measure/other_processes_cpu.h"
 #include "harness/measure/step_timer.h"
 #include "harness/measure/sync_counter.h"
 #include "harness/techniques/amp.h"
@@ -62,6 +63,7 @@ class TrainingRun {
   void collect_step_times();
   void evaluate_now();
   void record_totals();
+  std::optional<double> other_processes_busy_cores();
 
   // ---- what the run is ------------------------------------------------------------------------
   TrainConfig config_;  // max_batch may change the batch size
@@ -102,6 +104,7 @@ class TrainingRun {
   std::optional<LossReader> loss_reader_;
   std::optional<DebugModeGuard> debug_mode_;
   Clock::time_point start_;
+  std::optional<measure::OtherProcessesCpuMeter> other_load_;  // over the training, from start_
   double loss_since_eval_ = 0;
   int64_t losses_since_eval_ = 0;
   double measured_step_s_ = 0;
