@@ -230,6 +230,8 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
   records[5].environment["torch_threads"] = 2;  // 2 cores, but taskset let it use 1
   records[5].environment["cpu_cores"] = 2;
   records[5].environment["cpu_cores_usable"] = 1;
+  records[3].metrics.other_processes_busy_cores = 0.0;  // measured in training, below 0.25
+  records[5].metrics.other_processes_busy_cores = 0.2;
   for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
   const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims " +
                                   testing::empty_claims_file(dir));
@@ -250,6 +252,10 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
             std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("Fewer than 5 runs on a side"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("Other processes kept 0.10 cores busy while the median run trained"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("0.20 at most, over 2 runs"), std::string::npos) << markdown;
 }
 
 // Since 2026-12-06 a record measures other processes' load over its training; the sample an older

@@ -126,6 +126,24 @@ std::string machine_speed_spread(const Results& results) {
          "`speedbench compare` sets this peak against another folder's.\n";
 }
 
+// How quiet the machine was: the cores other processes kept busy while the runs trained, over
+// the ok runs that measured it (records before 2026-12-06 did not); "" where none did.
+std::string other_load_spread(const Results& results) {
+  std::vector<double> busy_cores;
+  for (const auto& r : results.records) {
+    if (r.status == RunStatus::kOk && r.metrics.other_processes_busy_cores)
+      busy_cores.push_back(*r.metrics.other_processes_busy_cores);
+  }
+  if (busy_cores.empty()) return "";
+  const auto spread = measure::summarize(busy_cores);
+  return "\nOther processes kept " + format_number("%.2f", spread.median) +
+         " cores busy while the median run trained, " + format_number("%.2f", spread.p90) +
+         " at the 90th percentile and " +
+         format_number("%.2f", *std::max_element(busy_cores.begin(), busy_cores.end())) +
+         " at most, over " + std::to_string(busy_cores.size()) +
+         " runs (the machine's busy CPU time less the runs' own, per second of training).\n";
+}
+
 }  // namespace
 
 std::string health_section(const ReportInputs& in) {
@@ -163,7 +181,7 @@ std::string health_section(const ReportInputs& in) {
          "slow).\n";
   if (flagged > 0)
     out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
-  out << machine_speed_spread(in.results);
+  out << other_load_spread(in.results) << machine_speed_spread(in.results);
   if (!few.str().empty()) {
     out << "\nFewer than " << kMinRunsPerSide
         << " runs on a side and no pairs of runs of one seed to draw a t interval from: the "
