@@ -33,33 +33,53 @@ void spend_cpu(clockid_t clock, double seconds) {
   }
 }
 
-TEST(BusyCoresOfOthersTest, IsTheMachinesBusyCoresLessTheRunsCpuPerWallSecond) {
+TEST(BusyCoresOfOthersTest, IsTheBusyCoresLessTheRunsCpuPerWallSecond) {
   const auto t0 = std::chrono::steady_clock::time_point{};
-  const CpuCounters before{/*machine_busy_s=*/10.0, /*machine_total_s=*/100.0, t0};
+  const CpuCounters before{/*busy_s=*/10.0, /*total_s=*/100.0, /*cpus=*/2, t0};
   // Over 2 s on 2 cores (4 CPU seconds), 3 of them busy: 1.5 cores.
-  const CpuCounters after{13.0, 104.0, t0 + std::chrono::seconds(2)};
-  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, 2, /*run_cpu_s=*/0.0), 1.5);
-  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, 2, /*run_cpu_s=*/2.0), 0.5);
+  const CpuCounters after{13.0, 104.0, 2, t0 + std::chrono::seconds(2)};
+  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, /*run_cpu_s=*/0.0), 1.5);
+  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, /*run_cpu_s=*/2.0), 0.5);
   // The run's CPU time is measured more finely than the machine's ticks: never below 0.
-  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, 2, /*run_cpu_s=*/3.1), 0.0);
-  // The busy share scales to the machine's cores, whatever the ticks per second.
-  const CpuCounters after_on_4{13.0, 108.0, t0 + std::chrono::seconds(2)};
-  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after_on_4, 4, 0.0), 1.5);
-  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, before, 2, 0.0), 0.0);  // no interval
+  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, /*run_cpu_s=*/3.1), 0.0);
+  // The busy share scales to the CPUs counted, whatever the ticks per second.
+  const CpuCounters after_on_4{13.0, 108.0, 4, t0 + std::chrono::seconds(2)};
+  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after_on_4, 0.0), 1.5);
+  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, before, 0.0), 0.0);  // no interval
 }
 
-TEST(BusyCoresOfOthersTest, ProcStatsCpuLineIsBusyButForIdleAndIowait) {
-  // user nice system idle iowait irq softirq steal guest guest_nice, then the per-CPU lines
-  std::istringstream text("cpu  100 5 50 1000 20 3 2 1 7 0\ncpu0 50 2 25 500 10 1 1 0 3 0\n");
-  const auto counters =
-      measure::cpu_counters_from_proc_stat(text, 0.01, std::chrono::steady_clock::time_point{});
-  ASSERT_TRUE(counters.has_value());
-  EXPECT_DOUBLE_EQ(counters->machine_busy_s, 1.61);    // 100 + 5 + 50 + 3 + 2 + 1 ticks
-  EXPECT_DOUBLE_EQ(counters->machine_total_s, 11.81);  // and 1000 + 20 more; guest is in user
+// user nice system idle iowait irq softirq steal guest guest_nice, for all CPUs, then for each
+constexpr const char* kProcStat =
+    "cpu  100 5 50 1000 20 3 2 1 7 0\n"
+    "cpu0 60 2 25 500 10 1 1 0 3 0\n"
+    "cpu1 30 3 20 300 5 1 1 1 2 0\n"
+    "cpu2 10 0 5 200 5 1 0 0 2 0\n"
+    "intr 5 1 2\n";
+
+TEST(BusyCoresOfOthersTest, ProcStatsCpuLinesAreBusyButForIdleAndIowait) {
+  std::istringstream text(kProcStat);
+  const auto all = measure::cpu_counters_from_proc_stat(text, 0.01, {}, /*cpus=*/{});
+  ASSERT_TRUE(all.has_value());
+  EXPECT_DOUBLE_EQ(all->busy_s, 1.61);    // 100 + 5 + 50 + 3 + 2 + 1 ticks
+  EXPECT_DOUBLE_EQ(all->total_s, 11.81);  // and 1000 + 20 more; guest is in user
+  EXPECT_EQ(all->cpus, static_cast<int>(std::thread::hardware_concurrency()));
   std::istringstream not_stat("intr 5 1 2\n");
-  EXPECT_FALSE(measure::cpu_counters_from_proc_stat(not_stat, 0.01, {}).has_value());
+  EXPECT_FALSE(measure::cpu_counters_from_proc_stat(not_stat, 0.01, {}, {}).has_value());
   std::istringstream cut_short("cpu  100 5\n");
-  EXPECT_FALSE(measure::cpu_counters_from_proc_stat(cut_short, 0.01, {}).has_value());
+  EXPECT_FALSE(measure::cpu_counters_from_proc_stat(cut_short, 0.01, {}, {}).has_value());
+}
+
+// A run pinned to some CPUs (taskset) counts only theirs: load on the others competes with
+// nothing of it.
+TEST(BusyCoresOfOthersTest, APinnedRunCountsTheCpusItMayUseOnly) {
+  std::istringstream text(kProcStat);
+  const auto pinned = measure::cpu_counters_from_proc_stat(text, 0.01, {}, /*cpus=*/{0, 2});
+  ASSERT_TRUE(pinned.has_value());
+  EXPECT_EQ(pinned->cpus, 2);
+  EXPECT_DOUBLE_EQ(pinned->busy_s, 1.05);  // cpu0: 60 + 2 + 25 + 1 + 1; cpu2: 10 + 5 + 1
+  EXPECT_DOUBLE_EQ(pinned->total_s, 8.2);  // and 500 + 10 + 200 + 5 idle and iowait
+  std::istringstream offline(kProcStat);   // a CPU without a line: not counted as idle
+  EXPECT_FALSE(measure::cpu_counters_from_proc_stat(offline, 0.01, {}, {0, 7}).has_value());
 }
 
 TEST(OtherProcessesCpuMeterTest, AnotherProcessSpendingCpuIsOtherLoad) {

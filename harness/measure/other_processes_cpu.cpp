@@ -1,11 +1,12 @@
 #include "harness/measure/other_processes_cpu.h"
 
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
-#include <istream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -19,53 +20,84 @@ double process_cpu_seconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-std::optional<CpuCounters> read_cpu_counters() {
+// The CPUs this process may run on; empty where that is every CPU online, or unknown.
+std::vector<int> affinity_cpus() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return {};
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &mask)) cpus.push_back(cpu);
+  }
+  if (static_cast<unsigned>(cpus.size()) >= std::thread::hardware_concurrency()) return {};
+  return cpus;
+}
+
+// Whether `label` is "cpuN" for an N in `cpus`.
+bool names_one_of(const std::string& label, const std::vector<int>& cpus) {
+  if (label.size() <= 3 || label.size() > 12 ||
+      label.find_first_not_of("0123456789", 3) != std::string::npos)
+    return false;
+  return std::find(cpus.begin(), cpus.end(), std::stoi(label.substr(3))) != cpus.end();
+}
+
+std::optional<CpuCounters> read_cpu_counters(const std::vector<int>& cpus) {
   std::ifstream in("/proc/stat");
   return cpu_counters_from_proc_stat(in, 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK)),
-                                     std::chrono::steady_clock::now());
+                                     std::chrono::steady_clock::now(), cpus);
 }
 
 }  // namespace
 
 std::optional<CpuCounters> cpu_counters_from_proc_stat(std::istream& proc_stat, double tick_s,
-                                                       std::chrono::steady_clock::time_point at) {
-  std::string label;
-  if (!(proc_stat >> label) || label != "cpu") return std::nullopt;
+                                                       std::chrono::steady_clock::time_point at,
+                                                       const std::vector<int>& cpus) {
   CpuCounters counters;
   counters.at = at;
-  long long ticks = 0;
-  int fields = 0;
-  // user nice system idle iowait irq softirq steal (guest time is already in user)
-  for (; fields < 8 && proc_stat >> ticks; ++fields) {
-    counters.machine_total_s += static_cast<double>(ticks) * tick_s;
-    if (fields != 3 && fields != 4) counters.machine_busy_s += static_cast<double>(ticks) * tick_s;
+  // The CPU lines come first: "cpu" (all of them), then "cpu0", "cpu1", ...
+  for (std::string line; std::getline(proc_stat, line) && line.rfind("cpu", 0) == 0;) {
+    std::istringstream fields(line);
+    std::string label;
+    fields >> label;
+    if (!(cpus.empty() ? label == "cpu" : names_one_of(label, cpus))) continue;
+    long long ticks = 0;
+    int field = 0;
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    for (; field < 8 && fields >> ticks; ++field) {
+      counters.total_s += static_cast<double>(ticks) * tick_s;
+      if (field != 3 && field != 4) counters.busy_s += static_cast<double>(ticks) * tick_s;
+    }
+    if (field < 4) return std::nullopt;  // not even an idle count
+    counters.cpus += 1;
   }
-  if (fields < 4) return std::nullopt;  // not even an idle count
+  const int expected = cpus.empty() ? 1 : static_cast<int>(cpus.size());
+  if (counters.cpus != expected) return std::nullopt;
+  if (cpus.empty())
+    counters.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return counters;
 }
 
-double busy_cores_of_others(const CpuCounters& before, const CpuCounters& after, int cores,
-                            double run_cpu_s) {
-  const double total_s = after.machine_total_s - before.machine_total_s;
+double busy_cores_of_others(const CpuCounters& before, const CpuCounters& after, double run_cpu_s) {
+  const double total_s = after.total_s - before.total_s;
   const double wall_s = std::chrono::duration<double>(after.at - before.at).count();
   if (total_s <= 0 || wall_s <= 0) return 0.0;
-  const double machine_busy_cores =
-      (after.machine_busy_s - before.machine_busy_s) / total_s * static_cast<double>(cores);
-  return std::max(0.0, machine_busy_cores - run_cpu_s / wall_s);
+  const double busy_cores = (after.busy_s - before.busy_s) / total_s * after.cpus;
+  return std::max(0.0, busy_cores - run_cpu_s / wall_s);
 }
 
 OtherProcessesCpuMeter::OtherProcessesCpuMeter()
-    : start_(read_cpu_counters()), start_process_cpu_s_(process_cpu_seconds()) {}
+    : cpus_(affinity_cpus()),
+      start_(read_cpu_counters(cpus_)),
+      start_process_cpu_s_(process_cpu_seconds()) {}
 
 double OtherProcessesCpuMeter::own_cpu_s() const {
   return process_cpu_seconds() - start_process_cpu_s_;
 }
 
 std::optional<double> OtherProcessesCpuMeter::busy_cores(double run_cpu_s) const {
-  const auto now = read_cpu_counters();
+  const auto now = read_cpu_counters(cpus_);
   if (!start_ || !now) return std::nullopt;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return busy_cores_of_others(*start_, *now, cores, run_cpu_s);
+  return busy_cores_of_others(*start_, *now, run_cpu_s);
 }
 
 }  // namespace speedbench::measure

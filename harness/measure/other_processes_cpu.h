@@ -1,39 +1,43 @@
-// How many cores other processes kept busy while a run trained: the machine's busy CPU time over
-// the interval (the aggregate line of /proc/stat) less the run's own (this process's threads,
-// from its CPU clock, and a DDP run's other ranks on this machine), per second of wall time.
-// It replaces a 250 ms sample taken while the run slept before it started (a quarter of a
-// one-step run's time) and sees load that arrives mid-run too. A process that competes for the
-// run's cores shows at the share it got (one busy loop beside 2 threads on 2 cores: ~0.75).
-// Torch-free.
+// How many cores other processes kept busy while a run trained: the busy CPU time of the cores
+// the run may use (the /proc/stat lines of the CPUs in its affinity mask: a run pinned with
+// taskset is not flagged for load on the other cores) over the interval, less the run's own
+// (this process's threads, from its CPU clock, and a DDP run's other ranks on this machine), per
+// second of wall time. It replaces a 250 ms sample of the whole machine taken while the run slept
+// before it started (a quarter of a one-step run's time) and sees load that arrives mid-run
+// too. A process that competes for the run's cores shows at the share it got (one busy loop
+// beside 2 threads on 2 cores: ~0.93). Torch-free.
 #pragma once
 
 #include <chrono>
 #include <istream>
 #include <optional>
+#include <vector>
 
 namespace speedbench::measure {
 
-// The counters an interval is measured between.
+// The counters an interval is measured between, over a set of CPUs.
 struct CpuCounters {
-  double machine_busy_s = 0;   // all CPUs, /proc/stat: everything but idle and iowait
-  double machine_total_s = 0;  // all CPUs, every state
+  double busy_s = 0;   // everything but idle and iowait
+  double total_s = 0;  // every state
+  int cpus = 0;        // how many CPUs the counts cover
   std::chrono::steady_clock::time_point at;
 };
 
-// The counters of the aggregate "cpu" line that opens /proc/stat's text (clock ticks of
-// `tick_s` seconds), read at `at`; nullopt where the text does not start with one.
+// The counters of the CPUs `cpus` (the lines "cpuN" of /proc/stat's text, clock ticks of
+// `tick_s` seconds), or of the whole machine (the aggregate line "cpu") where `cpus` is empty,
+// read at `at`; nullopt where the text has no such line or a named CPU has none (offline).
 std::optional<CpuCounters> cpu_counters_from_proc_stat(std::istream& proc_stat, double tick_s,
-                                                       std::chrono::steady_clock::time_point at);
+                                                       std::chrono::steady_clock::time_point at,
+                                                       const std::vector<int>& cpus);
 
-// Cores busy with other work between `before` and `after`, for a machine of `cores` cores:
-// (machine busy time / total time) x cores, less `run_cpu_s` (the run's CPU seconds over the
-// interval) per wall second; never below 0 (clock ticks make a quiet machine read -0.01).
-double busy_cores_of_others(const CpuCounters& before, const CpuCounters& after, int cores,
-                            double run_cpu_s);
+// Cores busy with other work between `before` and `after`: (busy time / total time) x the CPUs
+// counted, less `run_cpu_s` (the run's CPU seconds over the interval) per wall second; never
+// below 0 (clock ticks make a quiet machine read -0.01).
+double busy_cores_of_others(const CpuCounters& before, const CpuCounters& after, double run_cpu_s);
 
 class OtherProcessesCpuMeter {
  public:
-  OtherProcessesCpuMeter();  // the interval starts now
+  OtherProcessesCpuMeter();  // the interval starts now, over the CPUs this process may use now
 
   // This process's CPU seconds since the start (what a DDP rank tells the others).
   double own_cpu_s() const;
@@ -43,6 +47,7 @@ class OtherProcessesCpuMeter {
   std::optional<double> busy_cores(double run_cpu_s) const;
 
  private:
+  std::vector<int> cpus_;             // the affinity mask's CPUs; empty: the whole machine
   std::optional<CpuCounters> start_;  // nullopt where /proc/stat cannot be read
   double start_process_cpu_s_ = 0;
 };
