@@ -1,6 +1,7 @@
 // The machine's speed as the runs timed it at start-up (their fp32 matmul peaks): `compare` sets
 // two folders' side by side and against the variants' own change, leaving out runs not ok and
 // runs with TF32, and says when the peaks cannot be compared; the report gives one folder's spread.
+// And how busy other processes kept the machine while the runs trained, in both folders.
 #include <gtest/gtest.h>
 
 #include "harness/report/machine_speed.h"
@@ -64,6 +65,35 @@ TEST(MachineSpeedTest, ThePeaksOfEachFoldersOkRunsWithoutTf32AreComparedAndSetAg
   EXPECT_EQ(json["n_before"], 13);
   EXPECT_DOUBLE_EQ(json["change"]["estimate"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(json["after_median_flops_per_s"].get<double>(), 150e9);
+}
+
+TEST(MachineSpeedTest, TheOtherLoadOfEachFoldersOkRunsIsSetSideBySide) {
+  const auto old = synthetic_folder("old", {runs("baseline", 100, {100, 100, 100})});
+  auto measured = runs("baseline", 100, {100, 100, 100, 100});
+  const double busy_cores[] = {0.0, 0.1, 0.2, 3.0};
+  for (size_t k = 0; k < measured.size(); ++k)
+    measured[k].metrics.other_processes_busy_cores = busy_cores[k];
+  measured[3].status = RunStatus::kCrashed;  // its measure is left out with it
+  const auto current = synthetic_folder("current", {measured});
+  const auto c = compare_folders(old, current, *find_metric("throughput"), 0.05);
+  EXPECT_TRUE(c.other_load_before.empty());
+  EXPECT_EQ(c.other_load_after, (std::vector<double>{0.0, 0.1, 0.2}));
+  const std::string line =
+      "other processes' load while the runs trained: before not measured (by builds before "
+      "2026-12-06); after median 0.10 cores, 90th percentile 0.18, most 0.20, over 3 runs\n";
+  EXPECT_NE(folder_comparison_console(c).find(line), std::string::npos)
+      << folder_comparison_console(c);
+  EXPECT_NE(folder_comparison_markdown(c).find("Other processes' load while the runs trained"),
+            std::string::npos);
+  const auto json = folder_comparison_json(c)["other_load"];
+  EXPECT_TRUE(json["before"].is_null());
+  EXPECT_EQ(json["after"]["runs"], 3);
+  EXPECT_DOUBLE_EQ(json["after"]["median_busy_cores"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(json["after"]["max_busy_cores"].get<double>(), 0.2);
+  // Where neither folder measured it, nothing is said.
+  const auto neither = compare_folders(old, old, *find_metric("throughput"), 0.05);
+  EXPECT_EQ(folder_comparison_console(neither).find("other processes' load"), std::string::npos);
+  EXPECT_TRUE(folder_comparison_json(neither)["other_load"]["after"].is_null());
 }
 
 TEST(MachineSpeedTest, PeaksOfOldRecordsOrOfOtherProductsAreNotComparedAndItSaysWhy) {

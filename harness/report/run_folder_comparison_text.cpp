@@ -3,6 +3,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "harness/report/other_load.h"
 #include "harness/report/report_text.h"
 #include "harness/report/run_folder_comparison.h"
 
@@ -130,6 +131,23 @@ std::string machine_speed_text(const FolderComparison& c) {
   return text;
 }
 
+// Both folders' other load, or "" where neither measured it (records before 2026-12-06): "before
+// median 0.01 cores, ..., over 111 runs; after median 0.45 cores, ...".
+std::string other_load_comparison_text(const FolderComparison& c) {
+  if (c.other_load_before.empty() && c.other_load_after.empty()) return "";
+  return "before " + other_load_text(c.other_load_before) + "; after " +
+         other_load_text(c.other_load_after);
+}
+
+nlohmann::json other_load_json(const std::vector<double>& busy_cores) {
+  if (busy_cores.empty()) return nullptr;
+  const auto spread = measure::summarize(busy_cores);
+  return {{"runs", busy_cores.size()},
+          {"median_busy_cores", spread.median},
+          {"p90_busy_cores", spread.p90},
+          {"max_busy_cores", spread.max}};
+}
+
 // The first `most` items, and how many more.
 std::string first_items(const std::vector<std::string>& items, size_t most) {
   if (items.size() <= most) return joined(items, ", ");
@@ -155,6 +173,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
   }
   for (const auto& unseen : unseen_identity_lines(c)) out << unseen << "\n";
   out << "machine speed: " << machine_speed_text(c) << "\n";
+  if (const auto load = other_load_comparison_text(c); !load.empty())
+    out << "other processes' load while the runs trained: " << load << "\n";
   // The verdict and why, as one last cell: a reason is cut at 100 characters.
   auto verdict_cell = [](const std::string& verdict, const std::string& reason) {
     return reason.empty() ? verdict : verdict + ": " + reason.substr(0, 100);
@@ -246,6 +266,12 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
          "threads). Variants that moved by about what the peak moved were moved by the machine; "
          "a peak that held while they moved points at the build. "
       << machine_speed_text(c) << ".\n\n";
+  if (const auto load = other_load_comparison_text(c); !load.empty()) {
+    out << "Other processes' load while the runs trained (cores they kept busy, as each run "
+           "measured it): "
+        << load
+        << ". A folder whose runs shared the machine with other work ran slower for it.\n\n";
+  }
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",
                        "after median", "after / before [95% CI]", "p", "q", "verdict", "notes"});
@@ -365,6 +391,9 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
           {"identity_keys_only_before", c.identity_keys_only_before},
           {"identity_keys_only_after", c.identity_keys_only_after},
           {"machine_speed", machine_speed},
+          {"other_load",
+           {{"before", other_load_json(c.other_load_before)},
+            {"after", other_load_json(c.other_load_after)}}},
           {"variants", variants},
           {"effects", effects},
           {"only_before", c.only_before},

@@ -7,6 +7,7 @@
 
 #include "harness/report/machine_speed.h"
 #include "harness/report/markdown_sections.h"
+#include "harness/report/other_load.h"
 #include "harness/report/report_text.h"
 #include "harness/report/run_health.h"
 
@@ -126,22 +127,13 @@ std::string machine_speed_spread(const Results& results) {
          "`speedbench compare` sets this peak against another folder's.\n";
 }
 
-// How quiet the machine was: the cores other processes kept busy while the runs trained, over
-// the ok runs that measured it (records before 2026-12-06 did not); "" where none did.
+// How quiet the machine was while the runs trained; "" where no run measured it.
 std::string other_load_spread(const Results& results) {
-  std::vector<double> busy_cores;
-  for (const auto& r : results.records) {
-    if (r.status == RunStatus::kOk && r.metrics.other_processes_busy_cores)
-      busy_cores.push_back(*r.metrics.other_processes_busy_cores);
-  }
+  const auto busy_cores = other_load_of_runs(results);
   if (busy_cores.empty()) return "";
-  const auto spread = measure::summarize(busy_cores);
-  return "\nOther processes kept " + format_number("%.2f", spread.median) +
-         " cores busy while the median run trained, " + format_number("%.2f", spread.p90) +
-         " at the 90th percentile and " +
-         format_number("%.2f", *std::max_element(busy_cores.begin(), busy_cores.end())) +
-         " at most, over " + std::to_string(busy_cores.size()) +
-         " runs (the machine's busy CPU time less the runs' own, per second of training).\n";
+  return "\nOther processes' load while the runs trained: " + other_load_text(busy_cores) +
+         " (the busy CPU time of the cores a run may use, less its own, per second of "
+         "training).\n";
 }
 
 }  // namespace
