@@ -256,6 +256,9 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
                           "percentile 0.18, most 0.20, over 2 runs"),
             std::string::npos)
       << markdown;
+  const auto summary = nlohmann::json::parse(testing::read_text(dir.file("run/summary.json")));
+  EXPECT_EQ(summary["other_load"]["runs"], 2);
+  EXPECT_DOUBLE_EQ(summary["other_load"]["max_busy_cores"].get<double>(), 0.2);
 }
 
 // Since 2026-12-06 a record measures other processes' load over its training; the sample an older

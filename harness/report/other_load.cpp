@@ -22,4 +22,13 @@ std::string other_load_text(const std::vector<double>& busy_cores) {
          ", over " + std::to_string(busy_cores.size()) + " runs";
 }
 
+nlohmann::json other_load_json(const std::vector<double>& busy_cores) {
+  if (busy_cores.empty()) return nullptr;
+  const auto spread = measure::summarize(busy_cores);
+  return {{"runs", busy_cores.size()},
+          {"median_busy_cores", spread.median},
+          {"p90_busy_cores", spread.p90},
+          {"max_busy_cores", spread.max}};
+}
+
 }  // namespace speedbench::report

@@ -139,15 +139,6 @@ std::string other_load_comparison_text(const FolderComparison& c) {
          other_load_text(c.other_load_after);
 }
 
-nlohmann::json other_load_json(const std::vector<double>& busy_cores) {
-  if (busy_cores.empty()) return nullptr;
-  const auto spread = measure::summarize(busy_cores);
-  return {{"runs", busy_cores.size()},
-          {"median_busy_cores", spread.median},
-          {"p90_busy_cores", spread.p90},
-          {"max_busy_cores", spread.max}};
-}
-
 // The first `most` items, and how many more.
 std::string first_items(const std::vector<std::string>& items, size_t most) {
   if (items.size() <= most) return joined(items, ", ");

@@ -1,3 +1,4 @@
+#include "harness/report/other_load.h"
 #include "harness/report/report_writer.h"
 #include "harness/report/run_health.h"
 
@@ -103,6 +104,7 @@ nlohmann::json summary_json(const ReportInputs& in) {
           {"environment", first.environment},
           {"environment_differences", differences},
           {"flagged_runs", flagged_runs},
+          {"other_load", other_load_json(other_load_of_runs(in.results))},
           {"comparisons", comparisons},
           {"claims", verdicts}};
 }
