@@ -1,6 +1,5 @@
 #include "harness/measure/other_processes_cpu.h"
 
-#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -9,6 +8,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+
+#include "harness/measure/usable_cpu_cores.h"
 
 namespace speedbench::measure {
 
@@ -20,15 +21,10 @@ double process_cpu_seconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-// The CPUs this process may run on; empty where that is every CPU online, or unknown.
-std::vector<int> affinity_cpus() {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return {};
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &mask)) cpus.push_back(cpu);
-  }
+// The CPUs this process may run on; empty where that is every CPU online (the aggregate line
+// counts them), or unknown.
+std::vector<int> cpus_to_count() {
+  auto cpus = affinity_cpus();
   if (static_cast<unsigned>(cpus.size()) >= std::thread::hardware_concurrency()) return {};
   return cpus;
 }
@@ -86,7 +82,7 @@ double busy_cores_of_others(const CpuCounters& before, const CpuCounters& after,
 }
 
 OtherProcessesCpuMeter::OtherProcessesCpuMeter()
-    : cpus_(affinity_cpus()),
+    : cpus_(cpus_to_count()),
       start_(read_cpu_counters(cpus_)),
       start_process_cpu_s_(process_cpu_seconds()) {}
 

@@ -100,14 +100,21 @@ std::optional<int64_t> cgroup_tree_quota_cores(const std::string& v2_mount,
   return cores;
 }
 
-int64_t usable_cpu_cores() {
-  int64_t cores = std::thread::hardware_concurrency();
+std::vector<int> affinity_cpus() {
   cpu_set_t affinity;
   CPU_ZERO(&affinity);
-  if (sched_getaffinity(0, sizeof affinity, &affinity) == 0) {
-    const int64_t allowed = CPU_COUNT(&affinity);
-    if (allowed > 0) cores = cores > 0 ? std::min(cores, allowed) : allowed;
+  if (sched_getaffinity(0, sizeof affinity, &affinity) != 0) return {};
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &affinity)) cpus.push_back(cpu);
   }
+  return cpus;
+}
+
+int64_t usable_cpu_cores() {
+  int64_t cores = std::thread::hardware_concurrency();
+  const auto allowed = static_cast<int64_t>(affinity_cpus().size());
+  if (allowed > 0) cores = cores > 0 ? std::min(cores, allowed) : allowed;
   const auto quota = cgroup_tree_quota_cores("/sys/fs/cgroup", cgroup_path(""),
                                              "/sys/fs/cgroup/cpu", cgroup_path("cpu"));
   if (quota && cores > 0) cores = std::min(cores, *quota);

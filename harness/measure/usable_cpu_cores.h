@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace speedbench::measure {
 
@@ -27,6 +28,9 @@ std::optional<int64_t> cgroup_tree_quota_cores(const std::string& v2_mount,
                                                const std::string& v2_path,
                                                const std::string& v1_mount,
                                                const std::string& v1_path);
+
+// The CPUs this thread's affinity set lets it run on, in order; empty where it cannot be read.
+std::vector<int> affinity_cpus();
 
 // min(hardware cores, this thread's affinity set, the cgroup quota); 0 when none is known.
 int64_t usable_cpu_cores();
