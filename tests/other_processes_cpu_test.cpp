@@ -48,7 +48,8 @@ TEST(BusyCoresOfOthersTest, IsTheBusyCoresLessTheRunsCpuPerWallSecond) {
   EXPECT_DOUBLE_EQ(busy_cores_of_others(before, before, 0.0), 0.0);  // no interval
 }
 
-// user nice system idle iowait irq softirq steal guest guest_nice, for all CPUs, then for each
+// user nice system idle iowait irq softirq steal guest guest_nice, for all CPUs (their sum), then
+// for each
 constexpr const char* kProcStat =
     "cpu  100 5 50 1000 20 3 2 1 7 0\n"
     "cpu0 60 2 25 500 10 1 1 0 3 0\n"
@@ -60,12 +61,12 @@ TEST(BusyCoresOfOthersTest, ProcStatsCpuLinesAreBusyButForIdleAndIowait) {
   std::istringstream text(kProcStat);
   const auto all = measure::cpu_counters_from_proc_stat(text, 0.01, {}, /*cpus=*/{});
   ASSERT_TRUE(all.has_value());
-  EXPECT_DOUBLE_EQ(all->busy_s, 1.61);    // 100 + 5 + 50 + 3 + 2 + 1 ticks
+  EXPECT_EQ(all->cpus, 3);
+  EXPECT_DOUBLE_EQ(all->busy_s, 1.61);    // 100 + 5 + 50 + 3 + 2 + 1 ticks over the three
   EXPECT_DOUBLE_EQ(all->total_s, 11.81);  // and 1000 + 20 more; guest is in user
-  EXPECT_EQ(all->cpus, static_cast<int>(std::thread::hardware_concurrency()));
   std::istringstream not_stat("intr 5 1 2\n");
   EXPECT_FALSE(measure::cpu_counters_from_proc_stat(not_stat, 0.01, {}, {}).has_value());
-  std::istringstream cut_short("cpu  100 5\n");
+  std::istringstream cut_short("cpu  100 5\ncpu0 100 5\n");
   EXPECT_FALSE(measure::cpu_counters_from_proc_stat(cut_short, 0.01, {}, {}).has_value());
 }
 

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include "harness/measure/usable_cpu_cores.h"
 
@@ -21,20 +20,13 @@ double process_cpu_seconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-// The CPUs this process may run on; empty where that is every CPU online (the aggregate line
-// counts them), or unknown.
-std::vector<int> cpus_to_count() {
-  auto cpus = affinity_cpus();
-  if (static_cast<unsigned>(cpus.size()) >= std::thread::hardware_concurrency()) return {};
-  return cpus;
-}
-
-// Whether `label` is "cpuN" for an N in `cpus`.
+// Whether `label` is "cpuN" for an N in `cpus`, or for any N where `cpus` is empty.
 bool names_one_of(const std::string& label, const std::vector<int>& cpus) {
   if (label.size() <= 3 || label.size() > 12 ||
       label.find_first_not_of("0123456789", 3) != std::string::npos)
     return false;
-  return std::find(cpus.begin(), cpus.end(), std::stoi(label.substr(3))) != cpus.end();
+  return cpus.empty() ||
+         std::find(cpus.begin(), cpus.end(), std::stoi(label.substr(3))) != cpus.end();
 }
 
 std::optional<CpuCounters> read_cpu_counters(const std::vector<int>& cpus) {
@@ -50,12 +42,12 @@ std::optional<CpuCounters> cpu_counters_from_proc_stat(std::istream& proc_stat, 
                                                        const std::vector<int>& cpus) {
   CpuCounters counters;
   counters.at = at;
-  // The CPU lines come first: "cpu" (all of them), then "cpu0", "cpu1", ...
+  // The CPU lines come first: "cpu" (the sum of the others), then "cpu0", "cpu1", ...
   for (std::string line; std::getline(proc_stat, line) && line.rfind("cpu", 0) == 0;) {
     std::istringstream fields(line);
     std::string label;
     fields >> label;
-    if (!(cpus.empty() ? label == "cpu" : names_one_of(label, cpus))) continue;
+    if (!names_one_of(label, cpus)) continue;
     long long ticks = 0;
     int field = 0;
     // user nice system idle iowait irq softirq steal (guest time is already in user)
@@ -66,10 +58,8 @@ std::optional<CpuCounters> cpu_counters_from_proc_stat(std::istream& proc_stat, 
     if (field < 4) return std::nullopt;  // not even an idle count
     counters.cpus += 1;
   }
-  const int expected = cpus.empty() ? 1 : static_cast<int>(cpus.size());
-  if (counters.cpus != expected) return std::nullopt;
-  if (cpus.empty())
-    counters.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (counters.cpus == 0 || (!cpus.empty() && counters.cpus != static_cast<int>(cpus.size())))
+    return std::nullopt;
   return counters;
 }
 
@@ -82,7 +72,7 @@ double busy_cores_of_others(const CpuCounters& before, const CpuCounters& after,
 }
 
 OtherProcessesCpuMeter::OtherProcessesCpuMeter()
-    : cpus_(cpus_to_count()),
+    : cpus_(affinity_cpus()),
       start_(read_cpu_counters(cpus_)),
       start_process_cpu_s_(process_cpu_seconds()) {}
 

@@ -24,8 +24,8 @@ struct CpuCounters {
 };
 
 // The counters of the CPUs `cpus` (the lines "cpuN" of /proc/stat's text, clock ticks of
-// `tick_s` seconds), or of the whole machine (the aggregate line "cpu") where `cpus` is empty,
-// read at `at`; nullopt where the text has no such line or a named CPU has none (offline).
+// `tick_s` seconds), or of every CPU listed where `cpus` is empty, read at `at`; nullopt where
+// the text lists no CPU or a named CPU has no line (offline).
 std::optional<CpuCounters> cpu_counters_from_proc_stat(std::istream& proc_stat, double tick_s,
                                                        std::chrono::steady_clock::time_point at,
                                                        const std::vector<int>& cpus);
@@ -47,7 +47,7 @@ class OtherProcessesCpuMeter {
   std::optional<double> busy_cores(double run_cpu_s) const;
 
  private:
-  std::vector<int> cpus_;             // the affinity mask's CPUs; empty: the whole machine
+  std::vector<int> cpus_;             // the affinity mask's CPUs; empty (unknown): every CPU
   std::optional<CpuCounters> start_;  // nullopt where /proc/stat cannot be read
   double start_process_cpu_s_ = 0;
 };

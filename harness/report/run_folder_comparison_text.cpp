@@ -131,7 +131,7 @@ std::string machine_speed_text(const FolderComparison& c) {
   return text;
 }
 
-// Both folders' other load, or "" where neither measured it (records before 2026-12-06): "before
+// Both folders' other load, or "" where neither measured it (builds before 2026-12-06): "before
 // median 0.01 cores, ..., over 111 runs; after median 0.45 cores, ...".
 std::string other_load_comparison_text(const FolderComparison& c) {
   if (c.other_load_before.empty() && c.other_load_after.empty()) return "";

@@ -13,7 +13,7 @@ namespace speedbench::report {
 
 // A coefficient of variation (over repetitions, or over one run's steps) above this is flagged.
 inline constexpr double kNoisyCv = 0.10;
-// Other processes' load (cores they kept busy while the run trained; in records before
+// Other processes' load (cores they kept busy while the run trained; in records of builds before
 // 2026-12-06, over the 250 ms before it started) above this is flagged.
 inline constexpr double kBusyCoresOfOthers = 0.25;
 
