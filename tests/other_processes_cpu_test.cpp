@@ -1,6 +1,6 @@
-// The measure of other processes' load over a run's training: the arithmetic with literal
-// counters, then the two mechanisms it stands on, with CPU time spent on purpose: another
-// process's CPU shows in /proc/stat, and every thread of this process is its own.
+// The measure of other processes' load and the hypervisor's steal over a run's training: the
+// arithmetic with literal counters, then the two mechanisms it stands on, with CPU time spent on
+// purpose: another process's CPU shows in /proc/stat, and every thread of this process is its own.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,35 +35,47 @@ void spend_cpu(clockid_t clock, double seconds) {
 
 TEST(BusyCoresOfOthersTest, IsTheBusyCoresLessTheRunsCpuPerWallSecond) {
   const auto t0 = std::chrono::steady_clock::time_point{};
-  const CpuCounters before{/*busy_s=*/10.0, /*total_s=*/100.0, /*cpus=*/2, t0};
+  const CpuCounters before{/*busy_s=*/10.0, /*stolen_s=*/0.0, /*total_s=*/100.0, /*cpus=*/2, t0};
   // Over 2 s on 2 cores (4 CPU seconds), 3 of them busy: 1.5 cores.
-  const CpuCounters after{13.0, 104.0, 2, t0 + std::chrono::seconds(2)};
+  const CpuCounters after{13.0, 0.0, 104.0, 2, t0 + std::chrono::seconds(2)};
   EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, /*run_cpu_s=*/0.0), 1.5);
   EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, /*run_cpu_s=*/2.0), 0.5);
   // The run's CPU time is measured more finely than the machine's ticks: never below 0.
   EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, /*run_cpu_s=*/3.1), 0.0);
   // The busy share scales to the CPUs counted, whatever the ticks per second.
-  const CpuCounters after_on_4{13.0, 108.0, 4, t0 + std::chrono::seconds(2)};
+  const CpuCounters after_on_4{13.0, 0.0, 108.0, 4, t0 + std::chrono::seconds(2)};
   EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after_on_4, 0.0), 1.5);
   EXPECT_DOUBLE_EQ(busy_cores_of_others(before, before, 0.0), 0.0);  // no interval
+}
+
+// The hypervisor's steal is not other processes' load: its own measure, of the same CPUs.
+TEST(BusyCoresOfOthersTest, StealIsTheHypervisorsApartFromOtherProcesses) {
+  const auto t0 = std::chrono::steady_clock::time_point{};
+  const CpuCounters before{/*busy_s=*/10.0, /*stolen_s=*/1.0, /*total_s=*/100.0, /*cpus=*/2, t0};
+  // Over 2 s on 2 cores (4 CPU seconds): 2 busy with this machine's work, 1 stolen.
+  const CpuCounters after{12.0, 2.0, 104.0, 2, t0 + std::chrono::seconds(2)};
+  EXPECT_DOUBLE_EQ(measure::stolen_cores(before, after), 0.5);
+  EXPECT_DOUBLE_EQ(busy_cores_of_others(before, after, /*run_cpu_s=*/1.0), 0.5);
+  EXPECT_DOUBLE_EQ(measure::stolen_cores(before, before), 0.0);  // no interval
 }
 
 // user nice system idle iowait irq softirq steal guest guest_nice, for all CPUs (their sum), then
 // for each
 constexpr const char* kProcStat =
-    "cpu  100 5 50 1000 20 3 2 1 7 0\n"
-    "cpu0 60 2 25 500 10 1 1 0 3 0\n"
+    "cpu  100 5 50 1000 20 3 2 5 7 0\n"
+    "cpu0 60 2 25 500 10 1 1 4 3 0\n"
     "cpu1 30 3 20 300 5 1 1 1 2 0\n"
     "cpu2 10 0 5 200 5 1 0 0 2 0\n"
     "intr 5 1 2\n";
 
-TEST(BusyCoresOfOthersTest, ProcStatsCpuLinesAreBusyButForIdleAndIowait) {
+TEST(BusyCoresOfOthersTest, ProcStatsCpuLinesAreBusyButForIdleIowaitAndSteal) {
   std::istringstream text(kProcStat);
   const auto all = measure::cpu_counters_from_proc_stat(text, 0.01, {}, /*cpus=*/{});
   ASSERT_TRUE(all.has_value());
   EXPECT_EQ(all->cpus, 3);
-  EXPECT_DOUBLE_EQ(all->busy_s, 1.61);    // 100 + 5 + 50 + 3 + 2 + 1 ticks over the three
-  EXPECT_DOUBLE_EQ(all->total_s, 11.81);  // and 1000 + 20 more; guest is in user
+  EXPECT_DOUBLE_EQ(all->busy_s, 1.6);     // 100 + 5 + 50 + 3 + 2 ticks over the three
+  EXPECT_DOUBLE_EQ(all->stolen_s, 0.05);  // 4 + 1 + 0
+  EXPECT_DOUBLE_EQ(all->total_s, 11.85);  // and 1000 + 20 more; guest is in user
   std::istringstream not_stat("intr 5 1 2\n");
   EXPECT_FALSE(measure::cpu_counters_from_proc_stat(not_stat, 0.01, {}, {}).has_value());
   std::istringstream cut_short("cpu  100 5\ncpu0 100 5\n");
@@ -77,9 +89,10 @@ TEST(BusyCoresOfOthersTest, APinnedRunCountsTheCpusItMayUseOnly) {
   const auto pinned = measure::cpu_counters_from_proc_stat(text, 0.01, {}, /*cpus=*/{0, 2});
   ASSERT_TRUE(pinned.has_value());
   EXPECT_EQ(pinned->cpus, 2);
-  EXPECT_DOUBLE_EQ(pinned->busy_s, 1.05);  // cpu0: 60 + 2 + 25 + 1 + 1; cpu2: 10 + 5 + 1
-  EXPECT_DOUBLE_EQ(pinned->total_s, 8.2);  // and 500 + 10 + 200 + 5 idle and iowait
-  std::istringstream offline(kProcStat);   // a CPU without a line: not counted as idle
+  EXPECT_DOUBLE_EQ(pinned->busy_s, 1.05);    // cpu0: 60 + 2 + 25 + 1 + 1; cpu2: 10 + 5 + 1
+  EXPECT_DOUBLE_EQ(pinned->stolen_s, 0.04);  // cpu0's 4 (cpu1's 1 is another CPU's)
+  EXPECT_DOUBLE_EQ(pinned->total_s, 8.24);   // and 500 + 10 + 200 + 5 idle and iowait
+  std::istringstream offline(kProcStat);     // a CPU without a line: not counted as idle
   EXPECT_FALSE(measure::cpu_counters_from_proc_stat(offline, 0.01, {}, {0, 7}).has_value());
 }
 
@@ -94,11 +107,13 @@ TEST(OtherProcessesCpuMeterTest, AnotherProcessSpendingCpuIsOtherLoad) {
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);  // this process sleeps meanwhile
-  const auto busy = meter.busy_cores(meter.own_cpu_s());
+  const auto load = meter.load(meter.own_cpu_s());
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_TRUE(busy.has_value()) << "/proc/stat unreadable";
-  EXPECT_GE(*busy * wall_s, 0.2) << "the child's 0.3 CPU seconds over " << wall_s << " s";
+  ASSERT_TRUE(load.has_value()) << "/proc/stat unreadable";
+  EXPECT_GE(load->busy_cores * wall_s, 0.2)
+      << "the child's 0.3 CPU seconds over " << wall_s << " s";
+  EXPECT_GE(load->stolen_cores, 0.0);
 }
 
 TEST(OtherProcessesCpuMeterTest, EveryThreadOfThisProcessIsItsOwn) {

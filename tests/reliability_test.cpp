@@ -232,6 +232,7 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
   records[5].environment["cpu_cores_usable"] = 1;
   records[3].metrics.other_processes_busy_cores = 0.0;  // measured in training, below 0.25
   records[5].metrics.other_processes_busy_cores = 0.2;
+  records[5].metrics.stolen_cores = 0.1;  // below 0.25
   for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
   const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims " +
                                   testing::empty_claims_file(dir));
@@ -256,9 +257,15 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
                           "percentile 0.18, most 0.20, over 2 runs"),
             std::string::npos)
       << markdown;
+  EXPECT_NE(markdown.find("The hypervisor's steal of those cores: median 0.10 cores, 90th "
+                          "percentile 0.10, most 0.10, over 1 run"),
+            std::string::npos)
+      << markdown;
   const auto summary = nlohmann::json::parse(testing::read_text(dir.file("run/summary.json")));
   EXPECT_EQ(summary["other_load"]["runs"], 2);
   EXPECT_DOUBLE_EQ(summary["other_load"]["max_busy_cores"].get<double>(), 0.2);
+  EXPECT_EQ(summary["other_load"]["stolen"]["runs"], 1);
+  EXPECT_DOUBLE_EQ(summary["other_load"]["stolen"]["median_cores"].get<double>(), 0.1);
 }
 
 // Since 2026-12-06 a record measures other processes' load over its training; the sample an older
@@ -274,6 +281,18 @@ TEST(MeasurementHealthTest, OtherLoadIsReadFromTheTrainingWhereTheRecordMeasured
   record.metrics.other_processes_busy_cores.reset();
   EXPECT_EQ(report::run_health_flags(record),
             (std::vector<std::string>{"other load at start: 1.50 cores busy"}));
+}
+
+// A virtual machine's host that gives the run's virtual CPUs to other guests is named as that,
+// not as other processes (which `top` in the guest would not show).
+TEST(MeasurementHealthTest, TheHypervisorsStealIsFlaggedApart) {
+  auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
+  record.metrics.other_processes_busy_cores = 0.0;
+  record.metrics.stolen_cores = 0.75;
+  EXPECT_EQ(report::run_health_flags(record),
+            (std::vector<std::string>{"hypervisor steal: 0.75 cores"}));
+  record.metrics.stolen_cores = 0.25;  // flagged above 0.25 only
+  EXPECT_TRUE(report::run_health_flags(record).empty());
 }
 
 TEST(MeasurementHealthTest, OversubscriptionCountsTheThreadsOfEveryRank) {

@@ -87,6 +87,8 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   // Other processes' load over the training (its value is the machine's, not the test's).
   ASSERT_TRUE(m.other_processes_busy_cores.has_value());
   EXPECT_GE(*m.other_processes_busy_cores, 0.0);
+  ASSERT_TRUE(m.stolen_cores.has_value());  // and the hypervisor's steal, with it
+  EXPECT_GE(*m.stolen_cores, 0.0);
   EXPECT_TRUE(m.distributed.rank_cpu_s.empty());  // one process: nothing gathered
 }
 

@@ -52,8 +52,13 @@ std::optional<CpuCounters> cpu_counters_from_proc_stat(std::istream& proc_stat, 
     int field = 0;
     // user nice system idle iowait irq softirq steal (guest time is already in user)
     for (; field < 8 && fields >> ticks; ++field) {
-      counters.total_s += static_cast<double>(ticks) * tick_s;
-      if (field != 3 && field != 4) counters.busy_s += static_cast<double>(ticks) * tick_s;
+      const double seconds = static_cast<double>(ticks) * tick_s;
+      counters.total_s += seconds;
+      if (field == 7) {
+        counters.stolen_s += seconds;
+      } else if (field != 3 && field != 4) {
+        counters.busy_s += seconds;
+      }
     }
     if (field < 4) return std::nullopt;  // not even an idle count
     counters.cpus += 1;
@@ -71,6 +76,12 @@ double busy_cores_of_others(const CpuCounters& before, const CpuCounters& after,
   return std::max(0.0, busy_cores - run_cpu_s / wall_s);
 }
 
+double stolen_cores(const CpuCounters& before, const CpuCounters& after) {
+  const double total_s = after.total_s - before.total_s;
+  if (total_s <= 0) return 0.0;
+  return std::max(0.0, (after.stolen_s - before.stolen_s) / total_s * after.cpus);
+}
+
 OtherProcessesCpuMeter::OtherProcessesCpuMeter()
     : cpus_(affinity_cpus()),
       start_(read_cpu_counters(cpus_)),
@@ -80,10 +91,11 @@ double OtherProcessesCpuMeter::own_cpu_s() const {
   return process_cpu_seconds() - start_process_cpu_s_;
 }
 
-std::optional<double> OtherProcessesCpuMeter::busy_cores(double run_cpu_s) const {
+std::optional<OthersLoad> OtherProcessesCpuMeter::load(double run_cpu_s) const {
   const auto now = read_cpu_counters(cpus_);
   if (!start_ || !now) return std::nullopt;
-  return busy_cores_of_others(*start_, *now, run_cpu_s);
+  return OthersLoad{busy_cores_of_others(*start_, *now, run_cpu_s),
+                    measure::stolen_cores(*start_, *now)};
 }
 
 }  // namespace speedbench::measure

@@ -5,7 +5,9 @@
 // second of wall time. It replaces a 250 ms sample of the whole machine taken while the run slept
 // before it started (a quarter of a one-step run's time) and sees load that arrives mid-run
 // too. A process that competes for the run's cores shows at the share it got (one busy loop
-// beside 2 threads on 2 cores: ~0.93). Torch-free.
+// beside 2 threads on 2 cores: ~0.93). In a virtual machine the hypervisor may also give the
+// run's virtual CPUs' time to other guests: that is steal, measured apart (`stolen_cores`), so
+// that a slow run on a crowded host is not blamed on processes that `top` cannot show. Torch-free.
 #pragma once
 
 #include <chrono>
@@ -17,9 +19,10 @@ namespace speedbench::measure {
 
 // The counters an interval is measured between, over a set of CPUs.
 struct CpuCounters {
-  double busy_s = 0;   // everything but idle and iowait
-  double total_s = 0;  // every state
-  int cpus = 0;        // how many CPUs the counts cover
+  double busy_s = 0;    // this machine's work: everything but idle, iowait and steal
+  double stolen_s = 0;  // steal: time the hypervisor ran something else on these CPUs
+  double total_s = 0;   // every state
+  int cpus = 0;         // how many CPUs the counts cover
   std::chrono::steady_clock::time_point at;
 };
 
@@ -35,6 +38,16 @@ std::optional<CpuCounters> cpu_counters_from_proc_stat(std::istream& proc_stat, 
 // below 0 (clock ticks make a quiet machine read -0.01).
 double busy_cores_of_others(const CpuCounters& before, const CpuCounters& after, double run_cpu_s);
 
+// Cores the hypervisor took between `before` and `after`: steal time / total time x the CPUs
+// counted (0 on a machine that is not virtual, or whose hypervisor does not report steal).
+double stolen_cores(const CpuCounters& before, const CpuCounters& after);
+
+// What others took of a run's CPUs over an interval, in cores.
+struct OthersLoad {
+  double busy_cores = 0;    // other processes of this machine (busy_cores_of_others)
+  double stolen_cores = 0;  // the hypervisor (stolen_cores)
+};
+
 class OtherProcessesCpuMeter {
  public:
   OtherProcessesCpuMeter();  // the interval starts now, over the CPUs this process may use now
@@ -42,9 +55,9 @@ class OtherProcessesCpuMeter {
   // This process's CPU seconds since the start (what a DDP rank tells the others).
   double own_cpu_s() const;
 
-  // Cores other processes kept busy since the start, the run's CPU time being `run_cpu_s`;
+  // What others took of the run's CPUs since the start, the run's CPU time being `run_cpu_s`;
   // nullopt where /proc/stat cannot be read.
-  std::optional<double> busy_cores(double run_cpu_s) const;
+  std::optional<OthersLoad> load(double run_cpu_s) const;
 
  private:
   std::vector<int> cpus_;             // the affinity mask's CPUs; empty (unknown): every CPU

@@ -134,9 +134,16 @@ std::string machine_speed_text(const FolderComparison& c) {
 // Both folders' other load, or "" where neither measured it (builds before 2026-12-06): "before
 // median 0.01 cores, ..., over 111 runs; after median 0.45 cores, ...".
 std::string other_load_comparison_text(const FolderComparison& c) {
-  if (c.other_load_before.empty() && c.other_load_after.empty()) return "";
+  if (c.other_load_before.busy_cores.empty() && c.other_load_after.busy_cores.empty()) return "";
   return "before " + other_load_text(c.other_load_before) + "; after " +
          other_load_text(c.other_load_after);
+}
+
+// The same of the hypervisor's steal, or "" where neither measured it apart.
+std::string steal_comparison_text(const FolderComparison& c) {
+  if (c.other_load_before.stolen_cores.empty() && c.other_load_after.stolen_cores.empty())
+    return "";
+  return "before " + steal_text(c.other_load_before) + "; after " + steal_text(c.other_load_after);
 }
 
 // The first `most` items, and how many more.
@@ -166,6 +173,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
   out << "machine speed: " << machine_speed_text(c) << "\n";
   if (const auto load = other_load_comparison_text(c); !load.empty())
     out << "other processes' load while the runs trained: " << load << "\n";
+  if (const auto steal = steal_comparison_text(c); !steal.empty())
+    out << "the hypervisor's steal while the runs trained: " << steal << "\n";
   // The verdict and why, as one last cell: a reason is cut at 100 characters.
   auto verdict_cell = [](const std::string& verdict, const std::string& reason) {
     return reason.empty() ? verdict : verdict + ": " + reason.substr(0, 100);
@@ -262,6 +271,11 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
            "measured it): "
         << load
         << ". A folder whose runs shared the machine with other work ran slower for it.\n\n";
+  }
+  if (const auto steal = steal_comparison_text(c); !steal.empty()) {
+    out << "The hypervisor's steal while the runs trained (cores of a virtual machine it gave "
+           "to other guests): "
+        << steal << ".\n\n";
   }
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",

@@ -41,6 +41,9 @@ std::vector<std::string> run_health_flags(const Record& r) {
     flags.push_back("other load at start: " +
                     format_number("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
   }
+  if (const auto stolen = r.metrics.stolen_cores; stolen && *stolen > kBusyCoresOfOthers) {
+    flags.push_back("hypervisor steal: " + format_number("%.2f", *stolen) + " cores");
+  }
   if (r.config.value("device", "cpu") == "cpu") {
     const auto oversubscribed = measure::thread_oversubscription(
         r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,

@@ -1,4 +1,5 @@
-// What makes one run's numbers less trustworthy: noisy steps, other load while it trained, more
+// What makes one run's numbers less trustworthy: noisy steps, other load while it trained (other
+// processes, or a hypervisor that gave the run's virtual CPUs to other guests), more
 // LibTorch threads than cores, CPU frequency scaling, an MFU its matmul probe could not bound. The
 // report's "Measurement health" section lists the flagged runs, and summary.json's flagged_runs
 // gives them to machines (a CI job can refuse a run folder from a loaded machine).
@@ -14,7 +15,8 @@ namespace speedbench::report {
 // A coefficient of variation (over repetitions, or over one run's steps) above this is flagged.
 inline constexpr double kNoisyCv = 0.10;
 // Other processes' load (cores they kept busy while the run trained; in records of builds before
-// 2026-12-06, over the 250 ms before it started) above this is flagged.
+// 2026-12-06, over the 250 ms before it started), or the hypervisor's steal, above this is
+// flagged.
 inline constexpr double kBusyCoresOfOthers = 0.25;
 
 // One ok run's flags, each a short text ("step-time CV 16% > 10%"), in the report's order; none

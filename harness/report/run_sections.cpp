@@ -129,11 +129,16 @@ std::string machine_speed_spread(const Results& results) {
 
 // How quiet the machine was while the runs trained; "" where no run measured it.
 std::string other_load_spread(const Results& results) {
-  const auto busy_cores = other_load_of_runs(results);
-  if (busy_cores.empty()) return "";
-  return "\nOther processes' load while the runs trained: " + other_load_text(busy_cores) +
-         " (the busy CPU time of the cores a run may use, less its own, per second of "
-         "training).\n";
+  const auto load = other_load_of_runs(results);
+  if (load.busy_cores.empty()) return "";
+  std::string text = "\nOther processes' load while the runs trained: " + other_load_text(load) +
+                     " (the busy CPU time of the cores a run may use, less its own, per second "
+                     "of training).";
+  if (!load.stolen_cores.empty()) {
+    text += " The hypervisor's steal of those cores: " + steal_text(load) +
+            " (time it gave them to other guests; 0 off a virtual machine).";
+  }
+  return text + "\n";
 }
 
 }  // namespace
@@ -164,7 +169,8 @@ std::string health_section(const ReportInputs& in) {
       << " runs flagged (step-time CV above 10%, more than "
       << format_number("%.2f", kBusyCoresOfOthers)
       << " cores busy with other processes while the run trained (\"at start\": sampled before "
-         "it, in older records), more LibTorch threads over its ranks "
+         "it, in older records) or stolen by the hypervisor of a virtual machine, more LibTorch "
+         "threads over its ranks "
          "than cores on a CPU run, or a CPU frequency governor other than performance; on "
          "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown; or no MFU "
          "because the model's FLOP rate beat the matmul peak the run timed for its dtype, which "

@@ -171,6 +171,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
         {"kernel", m.matmul_peak_kernel}}},
       {"mfu", m.mfu},
       {"other_processes_busy_cores", optional_to_json(m.other_processes_busy_cores)},
+      {"stolen_cores", optional_to_json(m.stolen_cores)},
       {"final_train_loss", m.final_train_loss},
       {"final_test_loss", m.final_test_loss},
       {"final_test_accuracy", m.final_test_accuracy},
@@ -239,6 +240,10 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   // environment.machine_at_start, sampled before the run instead.
   if (j.contains("other_processes_busy_cores") && !j.at("other_processes_busy_cores").is_null()) {
     m.other_processes_busy_cores = at_least_zero<double>(j, "other_processes_busy_cores");
+  }
+  // Records without it counted steal in other_processes_busy_cores.
+  if (j.contains("stolen_cores") && !j.at("stolen_cores").is_null()) {
+    m.stolen_cores = at_least_zero<double>(j, "stolen_cores");
   }
   m.final_train_loss = field<double>(j, "final_train_loss");
   m.final_test_loss = field<double>(j, "final_test_loss");

@@ -70,6 +70,9 @@ struct RunMetrics {
   // Cores other processes kept busy during training (harness/measure/other_processes_cpu.h);
   // none where /proc/stat cannot be read or a DDP run ended early (its ranks' CPU is unknown).
   std::optional<double> other_processes_busy_cores;
+  // Cores the hypervisor took from the run's CPUs during training (steal; 0 off a virtual
+  // machine); none where other_processes_busy_cores is none.
+  std::optional<double> stolen_cores;
   double final_train_loss = 0;
   double final_test_loss = 0;
   double final_test_accuracy = 0;

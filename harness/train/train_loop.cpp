@@ -266,7 +266,10 @@ void TrainingRun::record_totals() {
           distributed::gather_from_all_ranks(measure::summarize(m_.step_ms).median, *group_);
     }
   }
-  m_.other_processes_busy_cores = other_processes_busy_cores();
+  if (const auto others = load_of_others()) {
+    m_.other_processes_busy_cores = others->busy_cores;
+    m_.stolen_cores = others->stolen_cores;
+  }
   outcome_.model = workload_.module;
   if (!m_.curve.empty()) {
     m_.final_test_loss = m_.curve.back().test_loss;
@@ -274,9 +277,10 @@ void TrainingRun::record_totals() {
   }
 }
 
-// Cores that processes other than the run's kept busy since the first step: a DDP run's other
-// ranks on this machine are the run's own (their CPU seconds gathered, as the step times are).
-std::optional<double> TrainingRun::other_processes_busy_cores() {
+// What processes other than the run's, and the hypervisor, took of its CPUs since the first step:
+// a DDP run's other ranks on this machine are the run's own (their CPU seconds gathered, as the
+// step times are).
+std::optional<measure::OthersLoad> TrainingRun::load_of_others() {
   double run_cpu_s = other_load_->own_cpu_s();
   if (reducer_) {
     if (outcome_.status != RunStatus::kOk) return std::nullopt;  // the ranks met no more
@@ -287,7 +291,7 @@ std::optional<double> TrainingRun::other_processes_busy_cores() {
       if (on_this_machine[r]) run_cpu_s += m_.distributed.rank_cpu_s[r];
     }
   }
-  return other_load_->busy_cores(run_cpu_s);
+  return other_load_->load(run_cpu_s);
 }
 
 void apply_runtime_settings(const TrainConfig& config) {

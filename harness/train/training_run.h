@@ -63,7 +63,7 @@ class TrainingRun {
   void collect_step_times();
   void evaluate_now();
   void record_totals();
-  std::optional<double> other_processes_busy_cores();
+  std::optional<measure::OthersLoad> load_of_others();
 
   // ---- what the run is ------------------------------------------------------------------------
   TrainConfig config_;  // max_batch may change the batch size
