@@ -75,12 +75,13 @@ TEST(MachineSpeedTest, TheOtherLoadOfEachFoldersOkRunsIsSetSideBySide) {
     measured[k].metrics.other_processes_busy_cores = busy_cores[k];
   measured[1].metrics.stolen_cores = 0.5;  // run 0 is from a build that counted steal as busy
   measured[2].metrics.stolen_cores = 1.0;
+  measured[2].metrics.cpu_wait_threads = 0.5;
   measured[3].status = RunStatus::kCrashed;  // its measure is left out with it
   const auto current = synthetic_folder("current", {measured});
   const auto c = compare_folders(old, current, *find_metric("throughput"), 0.05);
-  EXPECT_TRUE(c.other_load_before.busy_cores.empty());
-  EXPECT_EQ(c.other_load_after.busy_cores, (std::vector<double>{0.0, 0.1, 0.2}));
-  EXPECT_EQ(c.other_load_after.stolen_cores, (std::vector<double>{0.5, 1.0}));
+  EXPECT_TRUE(c.contention_before.busy_cores.empty());
+  EXPECT_EQ(c.contention_after.busy_cores, (std::vector<double>{0.0, 0.1, 0.2}));
+  EXPECT_EQ(c.contention_after.stolen_cores, (std::vector<double>{0.5, 1.0}));
   const auto console = folder_comparison_console(c);
   const std::string line =
       "other processes' load while the runs trained: before not measured (by builds before "
@@ -91,9 +92,16 @@ TEST(MachineSpeedTest, TheOtherLoadOfEachFoldersOkRunsIsSetSideBySide) {
       "before 2026-12-07); after median 0.75 cores, 90th percentile 0.95, most 1.00, over 2 "
       "runs\n";
   EXPECT_NE(console.find(steal_line), std::string::npos) << console;
+  EXPECT_NE(console.find("the runs' threads waiting for a CPU: before not measured (by builds "
+                         "before 2026-12-07); after median 0.50 threads, 90th percentile 0.50, "
+                         "most 0.50, over 1 run\n"),
+            std::string::npos)
+      << console;
   const auto markdown = folder_comparison_markdown(c);
   EXPECT_NE(markdown.find("Other processes' load while the runs trained"), std::string::npos);
   EXPECT_NE(markdown.find("The hypervisor's steal while the runs trained"), std::string::npos);
+  EXPECT_NE(markdown.find("The runs' threads that waited for a CPU while they trained"),
+            std::string::npos);
   const auto json = folder_comparison_json(c)["other_load"];
   EXPECT_TRUE(json["before"].is_null());
   EXPECT_EQ(json["after"]["runs"], 3);
@@ -101,10 +109,14 @@ TEST(MachineSpeedTest, TheOtherLoadOfEachFoldersOkRunsIsSetSideBySide) {
   EXPECT_DOUBLE_EQ(json["after"]["max_busy_cores"].get<double>(), 0.2);
   EXPECT_EQ(json["after"]["stolen"]["runs"], 2);
   EXPECT_DOUBLE_EQ(json["after"]["stolen"]["max_cores"].get<double>(), 1.0);
+  const auto cpu_wait = folder_comparison_json(c)["cpu_wait"];
+  EXPECT_TRUE(cpu_wait["before"].is_null());
+  EXPECT_DOUBLE_EQ(cpu_wait["after"]["median_threads"].get<double>(), 0.5);
   // Where neither folder measured it, nothing is said.
   const auto neither = compare_folders(old, old, *find_metric("throughput"), 0.05);
   EXPECT_EQ(folder_comparison_console(neither).find("other processes' load"), std::string::npos);
   EXPECT_EQ(folder_comparison_console(neither).find("steal"), std::string::npos);
+  EXPECT_EQ(folder_comparison_console(neither).find("waiting for a CPU"), std::string::npos);
   EXPECT_TRUE(folder_comparison_json(neither)["other_load"]["after"].is_null());
 }
 

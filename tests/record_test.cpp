@@ -63,6 +63,7 @@ Record full_record() {
   m.mfu = 0.125;
   m.other_processes_busy_cores = 0.375;
   m.stolen_cores = 0.125;
+  m.cpu_wait_threads = 0.0625;
   m.distributed.rank_cpu_s = {1.5, 1.25};
   m.final_train_loss = 1.45;
   m.final_test_loss = 1.5;
@@ -106,6 +107,7 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(back.metrics.warmup_step_ms, original.metrics.warmup_step_ms);
   EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
   EXPECT_EQ(*back.metrics.stolen_cores, 0.125);
+  EXPECT_EQ(*back.metrics.cpu_wait_threads, 0.0625);
   EXPECT_EQ(back.metrics.distributed.rank_cpu_s, (std::vector<double>{1.5, 1.25}));
 }
 
@@ -122,16 +124,20 @@ TEST(RecordTest, ARecordFromBeforeTheOtherLoadWasMeasuredInTrainingStillReads) {
   EXPECT_FALSE(record_from_json(json).metrics.other_processes_busy_cores.has_value());
 }
 
-// Until 2026-12-07 the hypervisor's steal was counted in other_processes_busy_cores: a record
-// without stolen_cores reads, with none.
-TEST(RecordTest, ARecordFromBeforeStealWasMeasuredApartStillReads) {
+// Until 2026-12-07 the hypervisor's steal was counted in other_processes_busy_cores, and the
+// threads' waits for a CPU were not measured: a record without either reads, with none.
+TEST(RecordTest, ARecordFromBeforeStealAndCpuWaitWereMeasuredStillReads) {
   auto json = record_to_json(full_record());
   json["metrics"].erase("stolen_cores");
+  json["metrics"].erase("cpu_wait_threads");
   const auto back = record_from_json(json);
   EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
   EXPECT_FALSE(back.metrics.stolen_cores.has_value());
-  json["metrics"]["stolen_cores"] = nullptr;  // where /proc/stat could not be read
+  EXPECT_FALSE(back.metrics.cpu_wait_threads.has_value());
+  json["metrics"]["stolen_cores"] = nullptr;      // where /proc/stat could not be read
+  json["metrics"]["cpu_wait_threads"] = nullptr;  // where the kernel keeps no schedstat
   EXPECT_FALSE(record_from_json(json).metrics.stolen_cores.has_value());
+  EXPECT_FALSE(record_from_json(json).metrics.cpu_wait_threads.has_value());
 }
 
 TEST(RecordTest, APeakRecordedBeforeItNamedItsKernelStillReads) {
@@ -227,6 +233,8 @@ TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
        "record field 'other_processes_busy_cores' is -0.5 (expected a number >= 0)"},
       {"/metrics/stolen_cores"_json_pointer, -0.25,
        "record field 'stolen_cores' is -0.25 (expected a number >= 0)"},
+      {"/metrics/cpu_wait_threads"_json_pointer, -1.0,
+       "record field 'cpu_wait_threads' is -1.0 (expected a number >= 0)"},
       {"/metrics/distributed/rank_cpu_s"_json_pointer,
        {1.0, -1.0},
        "record field 'rank_cpu_s' has -1.0 at index 1 (expected times >= 0)"},

@@ -232,7 +232,8 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
   records[5].environment["cpu_cores_usable"] = 1;
   records[3].metrics.other_processes_busy_cores = 0.0;  // measured in training, below 0.25
   records[5].metrics.other_processes_busy_cores = 0.2;
-  records[5].metrics.stolen_cores = 0.1;  // below 0.25
+  records[5].metrics.stolen_cores = 0.1;       // below 0.25
+  records[5].metrics.cpu_wait_threads = 0.05;  // likewise
   for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
   const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims " +
                                   testing::empty_claims_file(dir));
@@ -266,6 +267,12 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
   EXPECT_DOUBLE_EQ(summary["other_load"]["max_busy_cores"].get<double>(), 0.2);
   EXPECT_EQ(summary["other_load"]["stolen"]["runs"], 1);
   EXPECT_DOUBLE_EQ(summary["other_load"]["stolen"]["median_cores"].get<double>(), 0.1);
+  EXPECT_NE(markdown.find("The runs' threads that waited for a CPU: median 0.05 threads, 90th "
+                          "percentile 0.05, most 0.05, over 1 run"),
+            std::string::npos)
+      << markdown;
+  EXPECT_EQ(summary["cpu_wait"]["runs"], 1);
+  EXPECT_DOUBLE_EQ(summary["cpu_wait"]["max_threads"].get<double>(), 0.05);
 }
 
 // Since 2026-12-06 a record measures other processes' load over its training; the sample an older
@@ -284,14 +291,18 @@ TEST(MeasurementHealthTest, OtherLoadIsReadFromTheTrainingWhereTheRecordMeasured
 }
 
 // A virtual machine's host that gives the run's virtual CPUs to other guests is named as that,
-// not as other processes (which `top` in the guest would not show).
-TEST(MeasurementHealthTest, TheHypervisorsStealIsFlaggedApart) {
+// not as other processes (which `top` in the guest would not show); and whatever held the run's
+// threads back from a CPU (a cgroup quota: no other load, no steal), the wait itself is flagged.
+TEST(MeasurementHealthTest, StealAndThreadsWaitingForACpuAreEachFlagged) {
   auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
   record.metrics.other_processes_busy_cores = 0.0;
   record.metrics.stolen_cores = 0.75;
-  EXPECT_EQ(report::run_health_flags(record),
-            (std::vector<std::string>{"hypervisor steal: 0.75 cores"}));
-  record.metrics.stolen_cores = 0.25;  // flagged above 0.25 only
+  record.metrics.cpu_wait_threads = 0.86;
+  EXPECT_EQ(
+      report::run_health_flags(record),
+      (std::vector<std::string>{"hypervisor steal: 0.75 cores", "waited for a CPU: 0.86 threads"}));
+  record.metrics.stolen_cores = 0.25;  // each flagged above 0.25 only
+  record.metrics.cpu_wait_threads = 0.25;
   EXPECT_TRUE(report::run_health_flags(record).empty());
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
@@ -89,6 +90,9 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   EXPECT_GE(*m.other_processes_busy_cores, 0.0);
   ASSERT_TRUE(m.stolen_cores.has_value());  // and the hypervisor's steal, with it
   EXPECT_GE(*m.stolen_cores, 0.0);
+  // And the run's threads' waits for a CPU, where the kernel keeps schedstat.
+  EXPECT_EQ(m.cpu_wait_threads.has_value(), std::filesystem::exists("/proc/self/schedstat"));
+  EXPECT_GE(m.cpu_wait_threads.value_or(0.0), 0.0);
   EXPECT_TRUE(m.distributed.rank_cpu_s.empty());  // one process: nothing gathered
 }
 

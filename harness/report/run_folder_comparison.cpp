@@ -9,7 +9,7 @@
 #include "harness/config/config_changes.h"
 #include "harness/config/config_error.h"
 #include "harness/config/config_loader.h"
-#include "harness/report/other_load.h"
+#include "harness/report/cpu_contention.h"
 #include "harness/results/environment_identity.h"
 
 namespace speedbench::report {
@@ -329,8 +329,8 @@ FolderComparison compare_folders(const Results& before, const Results& after,
   c.identity_keys_only_before = identity_keys_missing_from(before_identity, after_identity);
   c.identity_keys_only_after = identity_keys_missing_from(after_identity, before_identity);
   c.machine_speed = compare_machine_speed(before, after);
-  c.other_load_before = other_load_of_runs(before);
-  c.other_load_after = other_load_of_runs(after);
+  c.contention_before = cpu_contention_of_runs(before);
+  c.contention_after = cpu_contention_of_runs(after);
 
   const auto before_samples = samples_of(before, metric);
   const auto after_samples = samples_of(after, metric);

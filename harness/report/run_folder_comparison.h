@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "harness/report/comparisons.h"
+#include "harness/report/cpu_contention.h"
 #include "harness/report/machine_speed.h"
-#include "harness/report/other_load.h"
 
 namespace speedbench::report {
 
@@ -86,8 +86,8 @@ struct FolderComparison {
   // other's lack, written by a version that predates them: the machines may differ there unseen.
   std::vector<std::string> identity_keys_only_before, identity_keys_only_after;
   MachineSpeedChange machine_speed;
-  // What other processes and the hypervisor took while each folder's ok runs trained.
-  OtherLoad other_load_before, other_load_after;
+  // What held each folder's ok runs back from the CPU while they trained.
+  CpuContention contention_before, contention_after;
   std::vector<VariantChange> variants;               // in BEFORE's order
   std::vector<EffectChange> effects;                 // in BEFORE's plan order
   std::vector<std::string> only_before, only_after;  // "workload/variant"

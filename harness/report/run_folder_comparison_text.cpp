@@ -3,7 +3,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "harness/report/other_load.h"
+#include "harness/report/cpu_contention.h"
 #include "harness/report/report_text.h"
 #include "harness/report/run_folder_comparison.h"
 
@@ -134,16 +134,24 @@ std::string machine_speed_text(const FolderComparison& c) {
 // Both folders' other load, or "" where neither measured it (builds before 2026-12-06): "before
 // median 0.01 cores, ..., over 111 runs; after median 0.45 cores, ...".
 std::string other_load_comparison_text(const FolderComparison& c) {
-  if (c.other_load_before.busy_cores.empty() && c.other_load_after.busy_cores.empty()) return "";
-  return "before " + other_load_text(c.other_load_before) + "; after " +
-         other_load_text(c.other_load_after);
+  if (c.contention_before.busy_cores.empty() && c.contention_after.busy_cores.empty()) return "";
+  return "before " + other_load_text(c.contention_before) + "; after " +
+         other_load_text(c.contention_after);
 }
 
 // The same of the hypervisor's steal, or "" where neither measured it apart.
 std::string steal_comparison_text(const FolderComparison& c) {
-  if (c.other_load_before.stolen_cores.empty() && c.other_load_after.stolen_cores.empty())
+  if (c.contention_before.stolen_cores.empty() && c.contention_after.stolen_cores.empty())
     return "";
-  return "before " + steal_text(c.other_load_before) + "; after " + steal_text(c.other_load_after);
+  return "before " + steal_text(c.contention_before) + "; after " + steal_text(c.contention_after);
+}
+
+// The same of the runs' threads waiting for a CPU, or "" where neither measured it.
+std::string cpu_wait_comparison_text(const FolderComparison& c) {
+  if (c.contention_before.cpu_wait_threads.empty() && c.contention_after.cpu_wait_threads.empty())
+    return "";
+  return "before " + cpu_wait_text(c.contention_before) + "; after " +
+         cpu_wait_text(c.contention_after);
 }
 
 // The first `most` items, and how many more.
@@ -175,6 +183,8 @@ std::string folder_comparison_console(const FolderComparison& c) {
     out << "other processes' load while the runs trained: " << load << "\n";
   if (const auto steal = steal_comparison_text(c); !steal.empty())
     out << "the hypervisor's steal while the runs trained: " << steal << "\n";
+  if (const auto waiting = cpu_wait_comparison_text(c); !waiting.empty())
+    out << "the runs' threads waiting for a CPU: " << waiting << "\n";
   // The verdict and why, as one last cell: a reason is cut at 100 characters.
   auto verdict_cell = [](const std::string& verdict, const std::string& reason) {
     return reason.empty() ? verdict : verdict + ": " + reason.substr(0, 100);
@@ -276,6 +286,11 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     out << "The hypervisor's steal while the runs trained (cores of a virtual machine it gave "
            "to other guests): "
         << steal << ".\n\n";
+  }
+  if (const auto waiting = cpu_wait_comparison_text(c); !waiting.empty()) {
+    out << "The runs' threads that waited for a CPU while they trained (ready to run, on "
+           "average; whatever held them back: other load, their own threads, a CPU quota): "
+        << waiting << ".\n\n";
   }
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",
@@ -397,8 +412,11 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
           {"identity_keys_only_after", c.identity_keys_only_after},
           {"machine_speed", machine_speed},
           {"other_load",
-           {{"before", other_load_json(c.other_load_before)},
-            {"after", other_load_json(c.other_load_after)}}},
+           {{"before", other_load_json(c.contention_before)},
+            {"after", other_load_json(c.contention_after)}}},
+          {"cpu_wait",
+           {{"before", cpu_wait_json(c.contention_before)},
+            {"after", cpu_wait_json(c.contention_after)}}},
           {"variants", variants},
           {"effects", effects},
           {"only_before", c.only_before},

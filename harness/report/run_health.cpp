@@ -44,6 +44,9 @@ std::vector<std::string> run_health_flags(const Record& r) {
   if (const auto stolen = r.metrics.stolen_cores; stolen && *stolen > kBusyCoresOfOthers) {
     flags.push_back("hypervisor steal: " + format_number("%.2f", *stolen) + " cores");
   }
+  if (const auto waiting = r.metrics.cpu_wait_threads; waiting && *waiting > kCpuWaitThreads) {
+    flags.push_back("waited for a CPU: " + format_number("%.2f", *waiting) + " threads");
+  }
   if (r.config.value("device", "cpu") == "cpu") {
     const auto oversubscribed = measure::thread_oversubscription(
         r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,

@@ -5,9 +5,9 @@
 #include <sstream>
 #include <utility>
 
+#include "harness/report/cpu_contention.h"
 #include "harness/report/machine_speed.h"
 #include "harness/report/markdown_sections.h"
-#include "harness/report/other_load.h"
 #include "harness/report/report_text.h"
 #include "harness/report/run_health.h"
 
@@ -128,17 +128,24 @@ std::string machine_speed_spread(const Results& results) {
 }
 
 // How quiet the machine was while the runs trained; "" where no run measured it.
-std::string other_load_spread(const Results& results) {
-  const auto load = other_load_of_runs(results);
-  if (load.busy_cores.empty()) return "";
-  std::string text = "\nOther processes' load while the runs trained: " + other_load_text(load) +
-                     " (the busy CPU time of the cores a run may use, less its own, per second "
-                     "of training).";
-  if (!load.stolen_cores.empty()) {
-    text += " The hypervisor's steal of those cores: " + steal_text(load) +
+std::string cpu_contention_spread(const Results& results) {
+  const auto contention = cpu_contention_of_runs(results);
+  std::string text;
+  if (!contention.busy_cores.empty()) {
+    text += " Other processes' load while the runs trained: " + other_load_text(contention) +
+            " (the busy CPU time of the cores a run may use, less its own, per second of "
+            "training).";
+  }
+  if (!contention.stolen_cores.empty()) {
+    text += " The hypervisor's steal of those cores: " + steal_text(contention) +
             " (time it gave them to other guests; 0 off a virtual machine).";
   }
-  return text + "\n";
+  if (!contention.cpu_wait_threads.empty()) {
+    text += " The runs' threads that waited for a CPU: " + cpu_wait_text(contention) +
+            " (ready to run, on average, by the kernel's run-queue delay; whatever held them "
+            "back: other load, the run's own threads, a CPU quota).";
+  }
+  return text.empty() ? "" : "\n" + text.substr(1) + "\n";
 }
 
 }  // namespace
@@ -169,8 +176,9 @@ std::string health_section(const ReportInputs& in) {
       << " runs flagged (step-time CV above 10%, more than "
       << format_number("%.2f", kBusyCoresOfOthers)
       << " cores busy with other processes while the run trained (\"at start\": sampled before "
-         "it, in older records) or stolen by the hypervisor of a virtual machine, more LibTorch "
-         "threads over its ranks "
+         "it, in older records) or stolen by the hypervisor of a virtual machine, more than "
+      << format_number("%.2f", kCpuWaitThreads)
+      << " of its threads waiting for a CPU on average, more LibTorch threads over its ranks "
          "than cores on a CPU run, or a CPU frequency governor other than performance; on "
          "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown; or no MFU "
          "because the model's FLOP rate beat the matmul peak the run timed for its dtype, which "
@@ -179,7 +187,7 @@ std::string health_section(const ReportInputs& in) {
          "slow).\n";
   if (flagged > 0)
     out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
-  out << other_load_spread(in.results) << machine_speed_spread(in.results);
+  out << cpu_contention_spread(in.results) << machine_speed_spread(in.results);
   if (!few.str().empty()) {
     out << "\nFewer than " << kMinRunsPerSide
         << " runs on a side and no pairs of runs of one seed to draw a t interval from: the "

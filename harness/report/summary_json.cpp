@@ -1,4 +1,4 @@
-#include "harness/report/other_load.h"
+#include "harness/report/cpu_contention.h"
 #include "harness/report/report_writer.h"
 #include "harness/report/run_health.h"
 
@@ -94,6 +94,7 @@ nlohmann::json summary_json(const ReportInputs& in) {
                             {"flags", flags}});
   }
   const auto& first = in.results.records.front();
+  const auto contention = cpu_contention_of_runs(in.results);
   return {{"suite", in.results.suite},
           {"device", in.results.device},
           {"design", in.results.plan.is_null() ? "" : in.results.plan.value("design", "")},
@@ -104,7 +105,8 @@ nlohmann::json summary_json(const ReportInputs& in) {
           {"environment", first.environment},
           {"environment_differences", differences},
           {"flagged_runs", flagged_runs},
-          {"other_load", other_load_json(other_load_of_runs(in.results))},
+          {"other_load", other_load_json(contention)},
+          {"cpu_wait", cpu_wait_json(contention)},
           {"comparisons", comparisons},
           {"claims", verdicts}};
 }

@@ -172,6 +172,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"mfu", m.mfu},
       {"other_processes_busy_cores", optional_to_json(m.other_processes_busy_cores)},
       {"stolen_cores", optional_to_json(m.stolen_cores)},
+      {"cpu_wait_threads", optional_to_json(m.cpu_wait_threads)},
       {"final_train_loss", m.final_train_loss},
       {"final_test_loss", m.final_test_loss},
       {"final_test_accuracy", m.final_test_accuracy},
@@ -244,6 +245,9 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   // Records without it counted steal in other_processes_busy_cores.
   if (j.contains("stolen_cores") && !j.at("stolen_cores").is_null()) {
     m.stolen_cores = at_least_zero<double>(j, "stolen_cores");
+  }
+  if (j.contains("cpu_wait_threads") && !j.at("cpu_wait_threads").is_null()) {  // since 2026-12-07
+    m.cpu_wait_threads = at_least_zero<double>(j, "cpu_wait_threads");
   }
   m.final_train_loss = field<double>(j, "final_train_loss");
   m.final_test_loss = field<double>(j, "final_test_loss");

@@ -37,6 +37,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 TrainOutcome TrainingRun::run() {
   start_ = Clock::now();
   other_load_.emplace();
+  cpu_wait_.emplace();
   for (int64_t epoch = 0; epoch < config_.epochs && m_.steps < total_steps_; ++epoch) {
     auto batch_it = loader_->begin();
     while (batch_it != loader_->end() && m_.steps < total_steps_) {
@@ -270,6 +271,7 @@ void TrainingRun::record_totals() {
     m_.other_processes_busy_cores = others->busy_cores;
     m_.stolen_cores = others->stolen_cores;
   }
+  m_.cpu_wait_threads = cpu_wait_->waiting_threads();
   outcome_.model = workload_.module;
   if (!m_.curve.empty()) {
     m_.final_test_loss = m_.curve.back().test_loss;

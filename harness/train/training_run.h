@@ -17,6 +17,7 @@
 #include "harness/measure/matmul_peak.h"
 #include "harness/measure/memory_meter.h"
 #include "harness/measure/other_processes_cpu.h"
+#include "harness/measure/run_queue_wait.h"
 #include "harness/measure/step_timer.h"
 #include "harness/measure/sync_counter.h"
 #include "harness/techniques/amp.h"
@@ -105,6 +106,7 @@ class TrainingRun {
   std::optional<DebugModeGuard> debug_mode_;
   Clock::time_point start_;
   std::optional<measure::OtherProcessesCpuMeter> other_load_;  // over the training, from start_
+  std::optional<measure::RunQueueWaitMeter> cpu_wait_;         // the same
   double loss_since_eval_ = 0;
   int64_t losses_since_eval_ = 0;
   double measured_step_s_ = 0;
