@@ -73,8 +73,9 @@ struct RunMetrics {
   // Cores the hypervisor took from the run's CPUs during training (steal; 0 off a virtual
   // machine); none where other_processes_busy_cores is none.
   std::optional<double> stolen_cores;
-  // This process's threads that were ready to run but waited for a CPU during training, on
-  // average (harness/measure/run_queue_wait.h); none where the kernel keeps no schedstat.
+  // The run's threads that were ready to run but waited for a CPU during training, on average
+  // (harness/measure/run_queue_wait.h; a DDP run's: every rank's); none where the kernel keeps
+  // no schedstat, or a DDP run ended early.
   std::optional<double> cpu_wait_threads;
   double final_train_loss = 0;
   double final_test_loss = 0;

@@ -271,7 +271,7 @@ void TrainingRun::record_totals() {
     m_.other_processes_busy_cores = others->busy_cores;
     m_.stolen_cores = others->stolen_cores;
   }
-  m_.cpu_wait_threads = cpu_wait_->waiting_threads();
+  m_.cpu_wait_threads = cpu_wait_threads();
   outcome_.model = workload_.module;
   if (!m_.curve.empty()) {
     m_.final_test_loss = m_.curve.back().test_loss;
@@ -294,6 +294,20 @@ std::optional<measure::OthersLoad> TrainingRun::load_of_others() {
     }
   }
   return other_load_->load(run_cpu_s);
+}
+
+// The run's threads that waited for a CPU since the first step: in a DDP run, every rank's
+// (gathered, as the step times are); none where a rank's kernel keeps no schedstat.
+std::optional<double> TrainingRun::cpu_wait_threads() {
+  const auto waiting = cpu_wait_->waiting_threads();
+  if (!reducer_) return waiting;
+  if (outcome_.status != RunStatus::kOk) return std::nullopt;  // the ranks met no more
+  double all_ranks = 0;
+  for (double rank_waiting : distributed::gather_from_all_ranks(waiting.value_or(-1), *group_)) {
+    if (rank_waiting < 0) return std::nullopt;
+    all_ranks += rank_waiting;
+  }
+  return all_ranks;
 }
 
 void apply_runtime_settings(const TrainConfig& config) {

@@ -65,6 +65,7 @@ class TrainingRun {
   void evaluate_now();
   void record_totals();
   std::optional<measure::OthersLoad> load_of_others();
+  std::optional<double> cpu_wait_threads();
 
   // ---- what the run is ------------------------------------------------------------------------
   TrainConfig config_;  // max_batch may change the batch size
