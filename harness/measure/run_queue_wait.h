@@ -1,9 +1,9 @@
 // How long a run's threads were ready to run but waited for a CPU: the kernel's run-queue delay
 // of each thread of this process (the second field of /proc/self/task/TID/schedstat, in ns),
-// summed over the interval and divided by its wall time, so "0.86" reads as 0.86 threads waiting
+// summed over the interval and divided by its wall time, so "0.9" reads as 0.9 threads waiting
 // on average. Whatever held the run back shows here: other processes on its cores, more of its own
-// threads than cores, and a cgroup CPU quota that throttles it (docker --cpus 1 under a 2-thread
-// run on 2 cores: 0.86). It needs nothing of which CPUs the run may use, so it holds in a
+// threads than cores, and a cgroup CPU quota that throttles it (a quota of 1 core under a 2-thread
+// run on 2 cores: 0.91). It needs nothing of which CPUs the run may use, so it holds in a
 // container whose /proc/stat is the host's. A thread that ended during the interval takes its
 // waits with it (LibTorch's pool threads and the loader's workers live as long as the run).
 // Torch-free.
