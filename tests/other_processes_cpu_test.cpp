@@ -113,7 +113,6 @@ TEST(OtherProcessesCpuMeterTest, AnotherProcessSpendingCpuIsOtherLoad) {
   ASSERT_TRUE(load.has_value()) << "/proc/stat unreadable";
   EXPECT_GE(load->busy_cores * wall_s, 0.2)
       << "the child's 0.3 CPU seconds over " << wall_s << " s";
-  EXPECT_GE(load->stolen_cores, 0.0);
 }
 
 TEST(OtherProcessesCpuMeterTest, EveryThreadOfThisProcessIsItsOwn) {

@@ -5,6 +5,12 @@
 
 namespace speedbench::report {
 
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
 std::string format_number(const char* pattern, double value) {
   char text[64];
   std::snprintf(text, sizeof text, pattern, value);

@@ -9,6 +9,9 @@
 
 namespace speedbench::report {
 
+// The items with `separator` between them: joined({"a", "b"}, ", ") is "a, b".
+std::string joined(const std::vector<std::string>& items, const std::string& separator);
+
 // `value` printed with a printf `pattern` such as "%.3g".
 std::string format_number(const char* pattern, double value);
 

@@ -18,12 +18,6 @@ std::string median_text(double value, const MetricInfo& metric) {
   return format_number(value >= 1e4 ? "%.0f" : "%.4g", value) + " " + metric.unit;
 }
 
-std::string joined(const std::vector<std::string>& items, const std::string& separator) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
-  return text;
-}
-
 std::string runs_text(int before, int after) {
   return std::to_string(before) + "/" + std::to_string(after);
 }
@@ -131,27 +125,38 @@ std::string machine_speed_text(const FolderComparison& c) {
   return text;
 }
 
-// Both folders' other load, or "" where neither measured it (builds before 2026-12-06): "before
+// The measures of what held the runs back from the CPU (cpu_contention.h), as compare sets
+// them side by side: which values, their text, and how the console and the markdown lead into
+// "before ...; after ...".
+struct ContentionMeasure {
+  std::vector<double> CpuContention::*values;
+  std::string (*text)(const CpuContention&);
+  const char* console_label;
+  const char* markdown_lead;
+  const char* markdown_tail;
+};
+
+const ContentionMeasure kContentionMeasures[] = {
+    {&CpuContention::busy_cores, other_load_text, "other processes' load while the runs trained",
+     "Other processes' load while the runs trained (cores they kept busy, as each run measured "
+     "it)",
+     ". A folder whose runs shared the machine with other work ran slower for it."},
+    {&CpuContention::stolen_cores, steal_text, "the hypervisor's steal while the runs trained",
+     "The hypervisor's steal while the runs trained (cores of a virtual machine it gave to other "
+     "guests)",
+     "."},
+    {&CpuContention::cpu_wait_threads, cpu_wait_text, "the runs' threads waiting for a CPU",
+     "The runs' threads that waited for a CPU while they trained (ready to run, on average; "
+     "whatever held them back: other load, their own threads, a CPU quota)",
+     "."}};
+
+// Both folders' spread of `measure`, or "" where neither measured it (builds before it): "before
 // median 0.01 cores, ..., over 111 runs; after median 0.45 cores, ...".
-std::string other_load_comparison_text(const FolderComparison& c) {
-  if (c.contention_before.busy_cores.empty() && c.contention_after.busy_cores.empty()) return "";
-  return "before " + other_load_text(c.contention_before) + "; after " +
-         other_load_text(c.contention_after);
-}
-
-// The same of the hypervisor's steal, or "" where neither measured it apart.
-std::string steal_comparison_text(const FolderComparison& c) {
-  if (c.contention_before.stolen_cores.empty() && c.contention_after.stolen_cores.empty())
+std::string side_by_side(const FolderComparison& c, const ContentionMeasure& measure) {
+  if ((c.contention_before.*measure.values).empty() && (c.contention_after.*measure.values).empty())
     return "";
-  return "before " + steal_text(c.contention_before) + "; after " + steal_text(c.contention_after);
-}
-
-// The same of the runs' threads waiting for a CPU, or "" where neither measured it.
-std::string cpu_wait_comparison_text(const FolderComparison& c) {
-  if (c.contention_before.cpu_wait_threads.empty() && c.contention_after.cpu_wait_threads.empty())
-    return "";
-  return "before " + cpu_wait_text(c.contention_before) + "; after " +
-         cpu_wait_text(c.contention_after);
+  return "before " + measure.text(c.contention_before) + "; after " +
+         measure.text(c.contention_after);
 }
 
 // The first `most` items, and how many more.
@@ -179,12 +184,10 @@ std::string folder_comparison_console(const FolderComparison& c) {
   }
   for (const auto& unseen : unseen_identity_lines(c)) out << unseen << "\n";
   out << "machine speed: " << machine_speed_text(c) << "\n";
-  if (const auto load = other_load_comparison_text(c); !load.empty())
-    out << "other processes' load while the runs trained: " << load << "\n";
-  if (const auto steal = steal_comparison_text(c); !steal.empty())
-    out << "the hypervisor's steal while the runs trained: " << steal << "\n";
-  if (const auto waiting = cpu_wait_comparison_text(c); !waiting.empty())
-    out << "the runs' threads waiting for a CPU: " << waiting << "\n";
+  for (const auto& measure : kContentionMeasures) {
+    if (const auto spread = side_by_side(c, measure); !spread.empty())
+      out << measure.console_label << ": " << spread << "\n";
+  }
   // The verdict and why, as one last cell: a reason is cut at 100 characters.
   auto verdict_cell = [](const std::string& verdict, const std::string& reason) {
     return reason.empty() ? verdict : verdict + ": " + reason.substr(0, 100);
@@ -276,21 +279,9 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
          "threads). Variants that moved by about what the peak moved were moved by the machine; "
          "a peak that held while they moved points at the build. "
       << machine_speed_text(c) << ".\n\n";
-  if (const auto load = other_load_comparison_text(c); !load.empty()) {
-    out << "Other processes' load while the runs trained (cores they kept busy, as each run "
-           "measured it): "
-        << load
-        << ". A folder whose runs shared the machine with other work ran slower for it.\n\n";
-  }
-  if (const auto steal = steal_comparison_text(c); !steal.empty()) {
-    out << "The hypervisor's steal while the runs trained (cores of a virtual machine it gave "
-           "to other guests): "
-        << steal << ".\n\n";
-  }
-  if (const auto waiting = cpu_wait_comparison_text(c); !waiting.empty()) {
-    out << "The runs' threads that waited for a CPU while they trained (ready to run, on "
-           "average; whatever held them back: other load, their own threads, a CPU quota): "
-        << waiting << ".\n\n";
+  for (const auto& measure : kContentionMeasures) {
+    if (const auto spread = side_by_side(c, measure); !spread.empty())
+      out << measure.markdown_lead << ": " << spread << measure.markdown_tail << "\n\n";
   }
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",

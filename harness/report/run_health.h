@@ -20,7 +20,7 @@ inline constexpr double kNoisyCv = 0.10;
 // flagged.
 inline constexpr double kBusyCoresOfOthers = 0.25;
 // The run's threads that waited for a CPU, on average while it trained, above this is flagged (a
-// quiet 2-core machine: about 0.02).
+// quiet 2-core machine: about 0.01).
 inline constexpr double kCpuWaitThreads = 0.25;
 
 // One ok run's flags, each a short text ("step-time CV 16% > 10%"), in the report's order; none

@@ -130,22 +130,23 @@ std::string machine_speed_spread(const Results& results) {
 // How quiet the machine was while the runs trained; "" where no run measured it.
 std::string cpu_contention_spread(const Results& results) {
   const auto contention = cpu_contention_of_runs(results);
-  std::string text;
+  std::vector<std::string> sentences;
   if (!contention.busy_cores.empty()) {
-    text += " Other processes' load while the runs trained: " + other_load_text(contention) +
-            " (the busy CPU time of the cores a run may use, less its own, per second of "
-            "training).";
+    sentences.push_back(
+        "Other processes' load while the runs trained: " + other_load_text(contention) +
+        " (the busy CPU time of the cores a run may use, less its own, per "
+        "second of training).");
   }
   if (!contention.stolen_cores.empty()) {
-    text += " The hypervisor's steal of those cores: " + steal_text(contention) +
-            " (time it gave them to other guests; 0 off a virtual machine).";
+    sentences.push_back("The hypervisor's steal of those cores: " + steal_text(contention) +
+                        " (time it gave them to other guests; 0 off a virtual machine).");
   }
   if (!contention.cpu_wait_threads.empty()) {
-    text += " The runs' threads that waited for a CPU: " + cpu_wait_text(contention) +
-            " (ready to run, on average, by the kernel's run-queue delay; whatever held them "
-            "back: other load, the run's own threads, a CPU quota).";
+    sentences.push_back("The runs' threads that waited for a CPU: " + cpu_wait_text(contention) +
+                        " (ready to run, on average, by the kernel's run-queue delay; whatever "
+                        "held them back: other load, the run's own threads, a CPU quota).");
   }
-  return text.empty() ? "" : "\n" + text.substr(1) + "\n";
+  return sentences.empty() ? "" : "\n" + joined(sentences, " ") + "\n";
 }
 
 }  // namespace
