@@ -241,6 +241,11 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
   const std::string markdown = testing::read_text(dir.file("run/report.md"));
   EXPECT_NE(markdown.find("## Measurement health"), std::string::npos);
   EXPECT_NE(markdown.find("4 of 6 runs flagged"), std::string::npos) << markdown;
+  // The console names what the flags are, each kind with its number of runs.
+  EXPECT_NE(result.output.find("measurement health: 4 of 6 runs flagged (noisy steps: 1, other "
+                               "load: 1, frequency scaling: 1, oversubscribed: 2)"),
+            std::string::npos)
+      << result.output;
   EXPECT_NE(
       markdown.find("| w | baseline | 1 | oversubscribed: 8 threads (2 ranks x 4) on 2 cores |"),
       std::string::npos)
@@ -281,12 +286,12 @@ TEST(MeasurementHealthTest, OtherLoadIsReadFromTheTrainingWhereTheRecordMeasured
   auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
   record.environment["machine_at_start"] = {{"busy_cores", 1.5}};
   record.metrics.other_processes_busy_cores = 0.6;
-  EXPECT_EQ(report::run_health_flags(record),
+  EXPECT_EQ(report::run_health_flag_texts(record),
             (std::vector<std::string>{"other load: 0.60 cores busy"}));
   record.metrics.other_processes_busy_cores = 0.25;  // flagged above 0.25 only
-  EXPECT_TRUE(report::run_health_flags(record).empty());
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
   record.metrics.other_processes_busy_cores.reset();
-  EXPECT_EQ(report::run_health_flags(record),
+  EXPECT_EQ(report::run_health_flag_texts(record),
             (std::vector<std::string>{"other load at start: 1.50 cores busy"}));
 }
 
@@ -299,11 +304,16 @@ TEST(MeasurementHealthTest, StealAndThreadsWaitingForACpuAreEachFlagged) {
   record.metrics.stolen_cores = 0.75;
   record.metrics.cpu_wait_threads = 0.86;
   EXPECT_EQ(
-      report::run_health_flags(record),
+      report::run_health_flag_texts(record),
       (std::vector<std::string>{"hypervisor steal: 0.75 cores", "waited for a CPU: 0.86 threads"}));
+  const auto flags = report::run_health_flags(record);
+  ASSERT_EQ(flags.size(), 2u);
+  EXPECT_EQ(flags[0].kind, "hypervisor steal");
+  EXPECT_EQ(flags[1].kind, "waited for a CPU");
+  EXPECT_EQ(report::flag_counts_text({record, record}), "hypervisor steal: 2, waited for a CPU: 2");
   record.metrics.stolen_cores = 0.25;  // each flagged above 0.25 only
   record.metrics.cpu_wait_threads = 0.25;
-  EXPECT_TRUE(report::run_health_flags(record).empty());
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
 }
 
 TEST(MeasurementHealthTest, OversubscriptionCountsTheThreadsOfEveryRank) {

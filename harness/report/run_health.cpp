@@ -1,6 +1,8 @@
 #include "harness/report/run_health.h"
 
+#include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "harness/measure/statistics.h"
 #include "harness/measure/thread_oversubscription.h"
@@ -25,41 +27,68 @@ std::optional<std::string> mfu_above_peak(const Record& r) {
 
 }  // namespace
 
-std::vector<std::string> run_health_flags(const Record& r) {
-  std::vector<std::string> flags;
+std::vector<HealthFlag> run_health_flags(const Record& r) {
+  std::vector<HealthFlag> flags;
   if (r.status != RunStatus::kOk) return flags;
   const auto steps = measure::summarize(r.metrics.step_ms);
   if (r.metrics.step_ms.size() >= 2 && steps.cv > kNoisyCv) {
-    flags.push_back("step-time CV " + format_number("%.0f%%", 100 * steps.cv) + " > 10%");
+    flags.push_back(
+        {"noisy steps", "step-time CV " + format_number("%.0f%%", 100 * steps.cv) + " > 10%"});
   }
   const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
   if (const auto others = r.metrics.other_processes_busy_cores) {
     if (*others > kBusyCoresOfOthers) {
-      flags.push_back("other load: " + format_number("%.2f", *others) + " cores busy");
+      flags.push_back(
+          {"other load", "other load: " + format_number("%.2f", *others) + " cores busy"});
     }
   } else if (state.value("busy_cores", 0.0) > kBusyCoresOfOthers) {  // an older record's sample
-    flags.push_back("other load at start: " +
-                    format_number("%.2f", state.value("busy_cores", 0.0)) + " cores busy");
+    flags.push_back({"other load", "other load at start: " +
+                                       format_number("%.2f", state.value("busy_cores", 0.0)) +
+                                       " cores busy"});
   }
   if (const auto stolen = r.metrics.stolen_cores; stolen && *stolen > kBusyCoresOfOthers) {
-    flags.push_back("hypervisor steal: " + format_number("%.2f", *stolen) + " cores");
+    flags.push_back(
+        {"hypervisor steal", "hypervisor steal: " + format_number("%.2f", *stolen) + " cores"});
   }
   if (const auto waiting = r.metrics.cpu_wait_threads; waiting && *waiting > kCpuWaitThreads) {
-    flags.push_back("waited for a CPU: " + format_number("%.2f", *waiting) + " threads");
+    flags.push_back(
+        {"waited for a CPU", "waited for a CPU: " + format_number("%.2f", *waiting) + " threads"});
   }
   if (r.config.value("device", "cpu") == "cpu") {
     const auto oversubscribed = measure::thread_oversubscription(
         r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,
         // Records before cpu_cores_usable name the machine's cores only.
         r.environment.value("cpu_cores_usable", r.environment.value("cpu_cores", int64_t{0})));
-    if (oversubscribed) flags.push_back("oversubscribed: " + *oversubscribed);
+    if (oversubscribed) flags.push_back({"oversubscribed", "oversubscribed: " + *oversubscribed});
   }
   const auto governor = state.value("cpufreq_governor", std::string("unavailable"));
   if (governor != "unavailable" && governor != "performance") {
-    flags.push_back("CPU frequency scaling (governor " + governor + ")");
+    flags.push_back({"frequency scaling", "CPU frequency scaling (governor " + governor + ")"});
   }
-  if (const auto no_mfu = mfu_above_peak(r)) flags.push_back(*no_mfu);
+  if (const auto no_mfu = mfu_above_peak(r)) flags.push_back({"no MFU", *no_mfu});
   return flags;
+}
+
+std::vector<std::string> run_health_flag_texts(const Record& r) {
+  std::vector<std::string> texts;
+  for (const auto& flag : run_health_flags(r)) texts.push_back(flag.text);
+  return texts;
+}
+
+std::string flag_counts_text(const std::vector<Record>& records) {
+  std::vector<std::pair<std::string, int>> runs_per_kind;  // a run has at most one flag a kind
+  for (const auto& r : records) {
+    for (const auto& flag : run_health_flags(r)) {
+      auto it = std::find_if(runs_per_kind.begin(), runs_per_kind.end(),
+                             [&](const auto& entry) { return entry.first == flag.kind; });
+      if (it == runs_per_kind.end()) it = runs_per_kind.insert(runs_per_kind.end(), {flag.kind, 0});
+      it->second += 1;
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [kind, runs] : runs_per_kind)
+    parts.push_back(kind + ": " + std::to_string(runs));
+  return joined(parts, ", ");
 }
 
 }  // namespace speedbench::report

@@ -23,8 +23,19 @@ inline constexpr double kBusyCoresOfOthers = 0.25;
 // quiet 2-core machine: about 0.01).
 inline constexpr double kCpuWaitThreads = 0.25;
 
-// One ok run's flags, each a short text ("step-time CV 16% > 10%"), in the report's order; none
-// for a run that is not ok.
-std::vector<std::string> run_health_flags(const Record& r);
+// One reason to distrust a run's numbers.
+struct HealthFlag {
+  std::string kind;  // what it is, the same for every run: "noisy steps", "waited for a CPU"
+  std::string text;  // with the run's numbers: "step-time CV 16% > 10%"
+};
+
+// One ok run's flags, in the report's order; none for a run that is not ok.
+std::vector<HealthFlag> run_health_flags(const Record& r);
+// Their texts alone, as the report's table and summary.json's flagged_runs give them.
+std::vector<std::string> run_health_flag_texts(const Record& r);
+
+// "noisy steps: 9, waited for a CPU: 2": how many of `records`' runs have a flag of each kind,
+// the kinds in the order they first appear; "" where no run has a flag.
+std::string flag_counts_text(const std::vector<Record>& records);
 
 }  // namespace speedbench::report

@@ -155,12 +155,10 @@ std::string health_section(const ReportInputs& in) {
   std::ostringstream runs;
   int flagged = 0;
   for (const auto& r : in.results.records) {
-    const auto flags = run_health_flags(r);
+    const auto flags = run_health_flag_texts(r);
     if (flags.empty()) continue;
     flagged += 1;
-    std::string text;
-    for (const auto& f : flags) text += (text.empty() ? "" : "; ") + f;
-    runs << table_row({r.workload, r.variant, std::to_string(r.repetition), text});
+    runs << table_row({r.workload, r.variant, std::to_string(r.repetition), joined(flags, "; ")});
   }
   std::ostringstream few;
   for (const auto& c : in.comparisons) {

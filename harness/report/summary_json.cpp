@@ -86,7 +86,7 @@ nlohmann::json summary_json(const ReportInputs& in) {
   // As the report's "Measurement health" table: the ok runs with a flag, in record order.
   nlohmann::json flagged_runs = nlohmann::json::array();
   for (const auto& r : in.results.records) {
-    const auto flags = run_health_flags(r);
+    const auto flags = run_health_flag_texts(r);
     if (flags.empty()) continue;
     flagged_runs.push_back({{"workload", r.workload},
                             {"variant", r.variant},
