@@ -295,6 +295,48 @@ TEST(MeasurementHealthTest, OtherLoadIsReadFromTheTrainingWhereTheRecordMeasured
             (std::vector<std::string>{"other load at start: 1.50 cores busy"}));
 }
 
+// Load on a core the run's threads leave idle takes nothing from it (a one-thread run beside a
+// busy loop on 2 cores: 1.001x [0.967, 1.036]): only load beyond those cores is flagged.
+TEST(MeasurementHealthTest, OtherLoadIsFlaggedOnlyBeyondTheCoresTheRunLeftIdle) {
+  auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
+  record.environment["torch_threads"] = 1;
+  record.environment["cpu_cores_usable"] = 2;
+  record.metrics.other_processes_busy_cores = 1.0;
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+  record.metrics.other_processes_busy_cores = 1.3;
+  EXPECT_EQ(report::run_health_flag_texts(record),
+            (std::vector<std::string>{
+                "other load: 1.30 cores busy, more than the 1 core the run left idle"}));
+  // A loader worker fills the other core.
+  record.config["techniques"] = {{"loader_workers", 1}};
+  record.metrics.other_processes_busy_cores = 0.6;
+  EXPECT_EQ(report::run_health_flag_texts(record),
+            (std::vector<std::string>{"other load: 0.60 cores busy"}));
+  // 2 DDP ranks of one thread on 8 cores leave 6 idle; an older record's sample reads the same.
+  record.config["techniques"] = nlohmann::json::object();
+  record.environment["cpu_cores_usable"] = 8;
+  record.metrics.distributed.world_size = 2;
+  record.metrics.other_processes_busy_cores = 6.2;
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+  record.metrics.other_processes_busy_cores.reset();
+  record.environment["machine_at_start"] = {{"busy_cores", 7.0}};
+  EXPECT_EQ(report::run_health_flag_texts(record),
+            (std::vector<std::string>{
+                "other load at start: 7.00 cores busy, more than the 6 cores the run left idle"}));
+}
+
+TEST(MeasurementHealthTest, IdleCoresAreTheUsableOnesNoThreadOrWorkerOfTheRunFills) {
+  using measure::idle_cores_left;
+  EXPECT_EQ(idle_cores_left(1, 1, 0, 2), 1);
+  EXPECT_EQ(idle_cores_left(2, 1, 0, 2), 0);
+  EXPECT_EQ(idle_cores_left(1, 1, 1, 2), 0);
+  EXPECT_EQ(idle_cores_left(2, 2, 0, 16), 12);
+  EXPECT_EQ(idle_cores_left(4, 0, 2, 16), 10);  // a record without DDP: 1 rank
+  EXPECT_EQ(idle_cores_left(8, 1, 0, 2), 0);    // oversubscribed: none idle, never negative
+  EXPECT_EQ(idle_cores_left(0, 1, 0, 2), 0);    // the threads are not known
+  EXPECT_EQ(idle_cores_left(1, 1, 0, 0), 0);    // nor the cores
+}
+
 // A virtual machine's host that gives the run's virtual CPUs to other guests is named as that,
 // not as other processes (which `top` in the guest would not show); and whatever held the run's
 // threads back from a CPU (a cgroup quota: no other load, no steal), the wait itself is flagged.

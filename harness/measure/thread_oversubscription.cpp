@@ -14,4 +14,10 @@ std::optional<std::string> thread_oversubscription(int64_t threads, int64_t rank
          (cores == 1 ? " core" : " cores");
 }
 
+int64_t idle_cores_left(int64_t threads, int64_t ranks, int64_t loader_workers, int64_t cores) {
+  if (threads <= 0) return 0;  // not known: none counted idle
+  const int64_t busy = threads * std::max<int64_t>(ranks, 1) + loader_workers;
+  return std::max<int64_t>(cores - busy, 0);
+}
+
 }  // namespace speedbench::measure

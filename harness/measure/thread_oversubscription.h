@@ -16,4 +16,12 @@ namespace speedbench::measure {
 // (usable_cpu_cores.h), which an affinity mask or a cgroup quota make fewer than the machine's.
 std::optional<std::string> thread_oversubscription(int64_t threads, int64_t ranks, int64_t cores);
 
+// The opposite: how many of the run's usable `cores` its threads leave idle, the LibTorch threads
+// of each rank and the loader workers; 0 where they fill the cores, or where the threads or the
+// cores are unknown (0).
+// A process busy on such a core takes nothing measurable from the run (a one-thread ResNet-8 run
+// beside a busy loop on a 2-core VM: throughput 1.001x [0.967, 1.036], 8 pairs;
+// bench/idle_core_load.py).
+int64_t idle_cores_left(int64_t threads, int64_t ranks, int64_t loader_workers, int64_t cores);
+
 }  // namespace speedbench::measure

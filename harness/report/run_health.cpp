@@ -25,6 +25,31 @@ std::optional<std::string> mfu_above_peak(const Record& r) {
          " matmul peak it timed, " + gflops_text(peak);
 }
 
+// The cores the run might use; records before cpu_cores_usable name the machine's cores only.
+int64_t usable_cores(const Record& r) {
+  return r.environment.value("cpu_cores_usable", r.environment.value("cpu_cores", int64_t{0}));
+}
+
+// Other processes' load (measured over the training, or an older record's sample before it)
+// beyond the cores the run's threads left idle, which it could take without slowing the run.
+std::optional<HealthFlag> other_load_flag(const Record& r, const nlohmann::json& state) {
+  const bool measured_in_training = r.metrics.other_processes_busy_cores.has_value();
+  const double busy =
+      measured_in_training ? *r.metrics.other_processes_busy_cores : state.value("busy_cores", 0.0);
+  const int64_t idle = measure::idle_cores_left(
+      r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,
+      r.config.value("techniques", nlohmann::json::object()).value("loader_workers", int64_t{0}),
+      usable_cores(r));
+  if (busy <= static_cast<double>(idle) + kBusyCoresOfOthers) return std::nullopt;
+  std::string text = std::string(measured_in_training ? "other load: " : "other load at start: ") +
+                     format_number("%.2f", busy) + " cores busy";
+  if (idle > 0) {
+    text += ", more than the " + std::to_string(idle) + (idle == 1 ? " core" : " cores") +
+            " the run left idle";
+  }
+  return HealthFlag{"other load", text};
+}
+
 }  // namespace
 
 std::vector<HealthFlag> run_health_flags(const Record& r) {
@@ -36,16 +61,7 @@ std::vector<HealthFlag> run_health_flags(const Record& r) {
         {"noisy steps", "step-time CV " + format_number("%.0f%%", 100 * steps.cv) + " > 10%"});
   }
   const auto state = r.environment.value("machine_at_start", nlohmann::json::object());
-  if (const auto others = r.metrics.other_processes_busy_cores) {
-    if (*others > kBusyCoresOfOthers) {
-      flags.push_back(
-          {"other load", "other load: " + format_number("%.2f", *others) + " cores busy"});
-    }
-  } else if (state.value("busy_cores", 0.0) > kBusyCoresOfOthers) {  // an older record's sample
-    flags.push_back({"other load", "other load at start: " +
-                                       format_number("%.2f", state.value("busy_cores", 0.0)) +
-                                       " cores busy"});
-  }
+  if (auto others = other_load_flag(r, state)) flags.push_back(std::move(*others));
   if (const auto stolen = r.metrics.stolen_cores; stolen && *stolen > kBusyCoresOfOthers) {
     flags.push_back(
         {"hypervisor steal", "hypervisor steal: " + format_number("%.2f", *stolen) + " cores"});
@@ -55,10 +71,9 @@ std::vector<HealthFlag> run_health_flags(const Record& r) {
         {"waited for a CPU", "waited for a CPU: " + format_number("%.2f", *waiting) + " threads"});
   }
   if (r.config.value("device", "cpu") == "cpu") {
-    const auto oversubscribed = measure::thread_oversubscription(
-        r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,
-        // Records before cpu_cores_usable name the machine's cores only.
-        r.environment.value("cpu_cores_usable", r.environment.value("cpu_cores", int64_t{0})));
+    const auto oversubscribed =
+        measure::thread_oversubscription(r.environment.value("torch_threads", int64_t{0}),
+                                         r.metrics.distributed.world_size, usable_cores(r));
     if (oversubscribed) flags.push_back({"oversubscribed", "oversubscribed: " + *oversubscribed});
   }
   const auto governor = state.value("cpufreq_governor", std::string("unavailable"));

@@ -175,7 +175,8 @@ std::string health_section(const ReportInputs& in) {
       << " runs flagged (step-time CV above 10%, more than "
       << format_number("%.2f", kBusyCoresOfOthers)
       << " cores busy with other processes while the run trained (\"at start\": sampled before "
-         "it, in older records) or stolen by the hypervisor of a virtual machine, more than "
+         "it, in older records) beyond the cores its threads and loader workers left idle, or "
+         "stolen by the hypervisor of a virtual machine, more than "
       << format_number("%.2f", kCpuWaitThreads)
       << " of its threads waiting for a CPU on average, more LibTorch threads over its ranks "
          "than cores on a CPU run, or a CPU frequency governor other than performance; on "
