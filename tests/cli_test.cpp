@@ -60,7 +60,7 @@ TEST(CliTest, RunOneWritesARecordAndASummary) {
   EXPECT_EQ(written[0].config["batch_size"], 64);
 }
 
-TEST(CliTest, ARunWithMoreThreadsThanCoresIsWarnedOfAndFlaggedInTheReport) {
+TEST(CliTest, ARunWithMoreThreadsThanCoresIsWarnedOfAndFlaggedInItsSummaryAndTheReport) {
   const int64_t cores = measure::usable_cpu_cores();
   if (cores == 0) GTEST_SKIP() << "this machine does not say how many cores it has";
   TempDir dir;
@@ -77,6 +77,20 @@ TEST(CliTest, ARunWithMoreThreadsThanCoresIsWarnedOfAndFlaggedInTheReport) {
   EXPECT_NE(result.output.find("warning: " + oversubscribed + ": the threads will take turns"),
             std::string::npos)
       << result.output;
+  // Its summary says what the report will flag (other flags may come first: its threads waited).
+  const auto health = result.output.find("\n  measurement health: ");
+  ASSERT_NE(health, std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("oversubscribed: " + oversubscribed, health), std::string::npos)
+      << result.output;
+  // So does the one line a suite prints under a run's progress line.
+  const auto brief = run_command(speedbench_cli() + " run-one --brief --quiet --config " +
+                                 dir.file("busy.json") + " --records " + dir.file("brief.jsonl"));
+  ASSERT_EQ(brief.exit_code, 0) << brief.output;
+  const auto flagged = brief.output.find("  ok: ");
+  ASSERT_NE(flagged, std::string::npos) << brief.output;
+  EXPECT_NE(brief.output.find("; flagged: ", flagged), std::string::npos) << brief.output;
+  EXPECT_NE(brief.output.find("oversubscribed: " + oversubscribed, flagged), std::string::npos)
+      << brief.output;
   ASSERT_EQ(run_command(speedbench_cli() + " report " + dir.file("run") + " --claims " +
                         testing::empty_claims_file(dir))
                 .exit_code,

@@ -15,6 +15,8 @@
 #include "harness/measure/statistics.h"
 #include "harness/measure/thread_oversubscription.h"
 #include "harness/measure/usable_cpu_cores.h"
+#include "harness/report/report_text.h"
+#include "harness/report/run_health.h"
 #include "harness/results/records_file.h"
 #include "harness/suite/speedbench_binary.h"
 #include "harness/suite/suite.h"
@@ -28,6 +30,13 @@ namespace speedbench {
 
 namespace {
 
+// "; flagged: waited for a CPU: 0.91 threads" where the report will flag the run, so that a long
+// suite shows a noisy neighbour while it can still be stopped; else "".
+std::string health_flags_text(const Record& r) {
+  const auto flags = report::run_health_flag_texts(r);
+  return flags.empty() ? "" : "; flagged: " + report::joined(flags, "; ");
+}
+
 // One line under the suite runner's progress line.
 void print_brief_summary(const Record& r) {
   const auto& m = r.metrics;
@@ -35,8 +44,9 @@ void print_brief_summary(const Record& r) {
     std::printf("  %s: %s\n", to_string(r.status).c_str(), r.message.c_str());
     return;
   }
-  std::printf("  ok: %.0f samples/s, test accuracy %.4f, peak %.1f MiB, %.1f s\n", m.samples_per_s,
-              m.final_test_accuracy, m.peak_allocated_bytes / 1048576.0, m.train_wall_s);
+  std::printf("  ok: %.0f samples/s, test accuracy %.4f, peak %.1f MiB, %.1f s%s\n",
+              m.samples_per_s, m.final_test_accuracy, m.peak_allocated_bytes / 1048576.0,
+              m.train_wall_s, health_flags_text(r).c_str());
 }
 
 void print_summary(const Record& r, const std::string& records_path) {
@@ -78,6 +88,9 @@ void print_summary(const Record& r, const std::string& records_path) {
     std::string per_rank;
     for (double ms : d.rank_step_ms_median) per_rank += " " + std::to_string(ms).substr(0, 6);
     if (!per_rank.empty()) std::printf("  median step ms per rank:%s\n", per_rank.c_str());
+  }
+  if (const auto flags = report::run_health_flag_texts(r); !flags.empty()) {
+    std::printf("  measurement health: %s\n", report::joined(flags, "; ").c_str());
   }
   std::printf("  record -> %s\n", records_path.c_str());
 }
