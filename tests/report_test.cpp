@@ -403,7 +403,8 @@ TEST(ReportTest, ARunWhoseModelBeatItsMatmulPeakIsFlaggedForItsMissingMfu) {
                                         {"repetition", 1},
                                         {"flags",
                                          {"no MFU: model 100 GFLOP/s above the bf16 matmul peak "
-                                          "it timed, 40 GFLOP/s"}}}));
+                                          "it timed, 40 GFLOP/s"}},
+                                        {"kinds", {"no MFU"}}}));
 }
 
 }  // namespace

@@ -86,12 +86,18 @@ nlohmann::json summary_json(const ReportInputs& in) {
   // As the report's "Measurement health" table: the ok runs with a flag, in record order.
   nlohmann::json flagged_runs = nlohmann::json::array();
   for (const auto& r : in.results.records) {
-    const auto flags = run_health_flag_texts(r);
+    const auto flags = run_health_flags(r);
     if (flags.empty()) continue;
+    nlohmann::json texts = nlohmann::json::array(), kinds = nlohmann::json::array();
+    for (const auto& flag : flags) {
+      texts.push_back(flag.text);
+      kinds.push_back(flag.kind);  // one name per kind, for a machine to select on
+    }
     flagged_runs.push_back({{"workload", r.workload},
                             {"variant", r.variant},
                             {"repetition", r.repetition},
-                            {"flags", flags}});
+                            {"flags", texts},
+                            {"kinds", kinds}});
   }
   const auto& first = in.results.records.front();
   const auto contention = cpu_contention_of_runs(in.results);
