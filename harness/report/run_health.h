@@ -31,7 +31,7 @@ struct HealthFlag {
 
 // One ok run's flags, in the report's order; none for a run that is not ok.
 std::vector<HealthFlag> run_health_flags(const Record& r);
-// Their texts alone, as the report's table and summary.json's flagged_runs give them.
+// Their texts alone, as the report's table and a run's summary give them.
 std::vector<std::string> run_health_flag_texts(const Record& r);
 
 // "noisy steps: 9, waited for a CPU: 2": how many of `records`' runs have a flag of each kind,
