@@ -352,7 +352,13 @@ TEST(MeasurementHealthTest, StealAndThreadsWaitingForACpuAreEachFlagged) {
   ASSERT_EQ(flags.size(), 2u);
   EXPECT_EQ(flags[0].kind, "hypervisor steal");
   EXPECT_EQ(flags[1].kind, "waited for a CPU");
-  EXPECT_EQ(report::flag_counts_text({record, record}), "hypervisor steal: 2, waited for a CPU: 2");
+  const auto counted =
+      report::flagged_runs({record, record, testing::synthetic_record("w", "x", 0, 100, 1000)});
+  EXPECT_EQ(counted.flagged, 2u);
+  EXPECT_EQ(counted.records, 3u);
+  EXPECT_EQ(report::flagged_runs_text(counted),
+            "2 of 3 runs flagged (hypervisor steal: 2, waited for a CPU: 2)");
+  EXPECT_EQ(report::flagged_runs_text(report::flagged_runs({})), "none of 0 runs flagged");
   record.metrics.stolen_cores = 0.25;  // each flagged above 0.25 only
   record.metrics.cpu_wait_threads = 0.25;
   EXPECT_TRUE(report::run_health_flag_texts(record).empty());

@@ -8,13 +8,10 @@ namespace {
 
 // "measurement health: 3 of 20 runs flagged (noisy steps: 3) ...", or "" where no run is.
 std::string health_line(const Results& results) {
-  int flagged = 0;
-  for (const auto& r : results.records) flagged += run_health_flags(r).empty() ? 0 : 1;
-  if (flagged == 0) return "";
-  return "measurement health: " + std::to_string(flagged) + " of " +
-         std::to_string(results.records.size()) + " runs flagged (" +
-         flag_counts_text(results.records) +
-         "): which and why in the report's Measurement health section\n";
+  const auto flagged = flagged_runs(results.records);
+  if (flagged.flagged == 0) return "";
+  return "measurement health: " + flagged_runs_text(flagged) +
+         ": which and why in the report's Measurement health section\n";
 }
 
 }  // namespace

@@ -90,20 +90,30 @@ std::vector<std::string> run_health_flag_texts(const Record& r) {
   return texts;
 }
 
-std::string flag_counts_text(const std::vector<Record>& records) {
-  std::vector<std::pair<std::string, int>> runs_per_kind;  // a run has at most one flag a kind
+FlaggedRuns flagged_runs(const std::vector<Record>& records) {
+  FlaggedRuns counts;
+  counts.records = records.size();
   for (const auto& r : records) {
-    for (const auto& flag : run_health_flags(r)) {
-      auto it = std::find_if(runs_per_kind.begin(), runs_per_kind.end(),
+    const auto flags = run_health_flags(r);
+    counts.flagged += flags.empty() ? 0 : 1;
+    for (const auto& flag : flags) {
+      auto& per_kind = counts.runs_per_kind;
+      auto it = std::find_if(per_kind.begin(), per_kind.end(),
                              [&](const auto& entry) { return entry.first == flag.kind; });
-      if (it == runs_per_kind.end()) it = runs_per_kind.insert(runs_per_kind.end(), {flag.kind, 0});
+      if (it == per_kind.end()) it = per_kind.insert(per_kind.end(), {flag.kind, 0});
       it->second += 1;
     }
   }
-  std::vector<std::string> parts;
-  for (const auto& [kind, runs] : runs_per_kind)
-    parts.push_back(kind + ": " + std::to_string(runs));
-  return joined(parts, ", ");
+  return counts;
+}
+
+std::string flagged_runs_text(const FlaggedRuns& flagged) {
+  if (flagged.flagged == 0) return "none of " + std::to_string(flagged.records) + " runs flagged";
+  std::vector<std::string> kinds;
+  for (const auto& [kind, runs] : flagged.runs_per_kind)
+    kinds.push_back(kind + ": " + std::to_string(runs));
+  return std::to_string(flagged.flagged) + " of " + std::to_string(flagged.records) +
+         " runs flagged (" + joined(kinds, ", ") + ")";
 }
 
 }  // namespace speedbench::report

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/results/record.h"
@@ -34,8 +35,16 @@ std::vector<HealthFlag> run_health_flags(const Record& r);
 // Their texts alone, as the report's table and a run's summary give them.
 std::vector<std::string> run_health_flag_texts(const Record& r);
 
-// "noisy steps: 9, waited for a CPU: 2": how many of `records`' runs have a flag of each kind,
-// the kinds in the order they first appear; "" where no run has a flag.
-std::string flag_counts_text(const std::vector<Record>& records);
+// How many of a folder's runs are flagged, in all and by kind.
+struct FlaggedRuns {
+  size_t flagged = 0;  // runs with a flag
+  size_t records = 0;  // runs looked at
+  // Runs with a flag of each kind (a run has at most one a kind), in the order kinds first appear.
+  std::vector<std::pair<std::string, size_t>> runs_per_kind;
+};
+FlaggedRuns flagged_runs(const std::vector<Record>& records);
+
+// "9 of 123 runs flagged (noisy steps: 9, waited for a CPU: 2)", or "none of 123 runs flagged".
+std::string flagged_runs_text(const FlaggedRuns& flagged);
 
 }  // namespace speedbench::report
