@@ -120,6 +120,36 @@ TEST(MachineSpeedTest, TheOtherLoadOfEachFoldersOkRunsIsSetSideBySide) {
   EXPECT_TRUE(folder_comparison_json(neither)["other_load"]["after"].is_null());
 }
 
+// A CI job comparing two builds sees whether one folder's runs were flagged (a loaded machine)
+// without opening each folder's report.
+TEST(MachineSpeedTest, EachFoldersFlaggedRunsAreCountedByKindSideBySide) {
+  const auto quiet = synthetic_folder("quiet", {runs("baseline", 100, {100, 100, 100})});
+  auto loaded = runs("baseline", 100, {100, 100, 100});
+  loaded[0].metrics.cpu_wait_threads = 0.9;
+  loaded[1].metrics.cpu_wait_threads = 0.6;
+  loaded[1].metrics.stolen_cores = 0.5;
+  loaded[2].metrics.cpu_wait_threads = 0.1;  // below 0.25: not flagged
+  const auto c = compare_folders(quiet, synthetic_folder("loaded", {loaded}),
+                                 *find_metric("throughput"), 0.05);
+  const std::string counts =
+      "before none of 3 runs flagged; after 2 of 3 runs flagged (waited for a CPU: 2, hypervisor "
+      "steal: 1)";
+  const auto console = folder_comparison_console(c);
+  EXPECT_NE(console.find("measurement health: " + counts + "\n"), std::string::npos) << console;
+  const auto markdown = folder_comparison_markdown(c);
+  EXPECT_NE(markdown.find(
+                "Measurement health (which runs and why: each folder's report): " + counts + "."),
+            std::string::npos)
+      << markdown;
+  const auto json = folder_comparison_json(c)["measurement_health"];
+  EXPECT_EQ(json["before"],
+            (nlohmann::json{
+                {"flagged_runs", 0}, {"records", 3}, {"runs_per_kind", nlohmann::json::object()}}));
+  EXPECT_EQ(json["after"]["flagged_runs"], 2);
+  EXPECT_EQ(json["after"]["runs_per_kind"],
+            (nlohmann::json{{"waited for a CPU", 2}, {"hypervisor steal", 1}}));
+}
+
 TEST(MachineSpeedTest, PeaksOfOldRecordsOrOfOtherProductsAreNotComparedAndItSaysWhy) {
   const auto current = synthetic_folder("current", {runs("baseline", 100, {100, 100, 100})});
   const auto old = synthetic_folder("old", {runs("baseline", 100, {0, 0, 0})});

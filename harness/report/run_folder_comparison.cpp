@@ -331,6 +331,8 @@ FolderComparison compare_folders(const Results& before, const Results& after,
   c.machine_speed = compare_machine_speed(before, after);
   c.contention_before = cpu_contention_of_runs(before);
   c.contention_after = cpu_contention_of_runs(after);
+  c.flagged_before = flagged_runs(before.records);
+  c.flagged_after = flagged_runs(after.records);
 
   const auto before_samples = samples_of(before, metric);
   const auto after_samples = samples_of(after, metric);

@@ -4,6 +4,18 @@
 
 namespace speedbench::report {
 
+namespace {
+
+// {"flagged_runs": 9, "records": 123, "runs_per_kind": {"noisy steps": 9}}
+nlohmann::json flagged_runs_json(const FlaggedRuns& flagged) {
+  nlohmann::json per_kind = nlohmann::json::object();
+  for (const auto& [kind, runs] : flagged.runs_per_kind) per_kind[kind] = runs;
+  return {
+      {"flagged_runs", flagged.flagged}, {"records", flagged.records}, {"runs_per_kind", per_kind}};
+}
+
+}  // namespace
+
 nlohmann::json folder_comparison_json(const FolderComparison& c) {
   auto interval_json = [](const measure::Interval& i) {
     return nlohmann::json{{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}};
@@ -78,6 +90,9 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
           {"cpu_wait",
            {{"before", cpu_wait_json(c.contention_before)},
             {"after", cpu_wait_json(c.contention_after)}}},
+          {"measurement_health",
+           {{"before", flagged_runs_json(c.flagged_before)},
+            {"after", flagged_runs_json(c.flagged_after)}}},
           {"variants", variants},
           {"effects", effects},
           {"only_before", c.only_before},

@@ -159,6 +159,12 @@ std::string side_by_side(const FolderComparison& c, const ContentionMeasure& mea
          measure.text(c.contention_after);
 }
 
+// "before 9 of 123 runs flagged (noisy steps: 9); after none of 123 runs flagged".
+std::string flagged_side_by_side(const FolderComparison& c) {
+  return "before " + flagged_runs_text(c.flagged_before) + "; after " +
+         flagged_runs_text(c.flagged_after);
+}
+
 // The first `most` items, and how many more.
 std::string first_items(const std::vector<std::string>& items, size_t most) {
   if (items.size() <= most) return joined(items, ", ");
@@ -188,6 +194,7 @@ std::string folder_comparison_console(const FolderComparison& c) {
     if (const auto spread = side_by_side(c, measure); !spread.empty())
       out << measure.console_label << ": " << spread << "\n";
   }
+  out << "measurement health: " << flagged_side_by_side(c) << "\n";
   // The verdict and why, as one last cell: a reason is cut at 100 characters.
   auto verdict_cell = [](const std::string& verdict, const std::string& reason) {
     return reason.empty() ? verdict : verdict + ": " + reason.substr(0, 100);
@@ -283,6 +290,8 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
     if (const auto spread = side_by_side(c, measure); !spread.empty())
       out << measure.markdown_lead << ": " << spread << measure.markdown_tail << "\n\n";
   }
+  out << "Measurement health (which runs and why: each folder's report): "
+      << flagged_side_by_side(c) << ".\n\n";
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",
                        "after median", "after / before [95% CI]", "p", "q", "verdict", "notes"});
