@@ -135,6 +135,7 @@ Techniques read_techniques(JsonObjectReader in) {
   t.channels_last = in.get_bool("channels_last", t.channels_last);
   t.tf32 = in.get_bool("tf32", t.tf32);
   t.cuda_graphs = in.get_bool("cuda_graphs", t.cuda_graphs);
+  t.host_memory_reuse = in.get_bool("host_memory_reuse", t.host_memory_reuse);
   in.reject_unknown_keys();
   return t;
 }
@@ -326,7 +327,8 @@ nlohmann::json train_config_to_json(const TrainConfig& c) {
         {"input_norm", t.input_norm},
         {"channels_last", t.channels_last},
         {"tf32", t.tf32},
-        {"cuda_graphs", t.cuda_graphs}}},
+        {"cuda_graphs", t.cuda_graphs},
+        {"host_memory_reuse", t.host_memory_reuse}}},
       {"batch_size", c.batch_size},
       {"epochs", c.epochs},
       {"max_steps", c.max_steps},

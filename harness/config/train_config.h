@@ -104,6 +104,7 @@ struct Techniques {
   bool channels_last = false;           // beyond the list
   bool tf32 = false;                    // beyond the list (CUDA)
   bool cuda_graphs = false;             // beyond the list (CUDA)
+  bool host_memory_reuse = false;       // beyond the list: glibc malloc keeps freed memory
 };
 
 struct TrainConfig {

@@ -109,6 +109,11 @@ std::vector<TechniqueInfo> build_registry() {
        "cuts CPU launch overhead for small, launch-bound steps",
        "PyTorch blog 'Accelerating PyTorch with CUDA Graphs'", kCudaOnly, "techniques.cuda_graphs",
        true, [](C c) { return c.techniques.cuda_graphs; }},
+      {"host_memory_reuse", 0,
+       "glibc malloc returns large freed blocks to the kernel -> keeps them for reuse (mallopt)",
+       "jemalloc/TCMalloc perform better by reusing memory than default malloc",
+       "PyTorch performance tuning guide (CPU: switch memory allocator)", kAnyDevice,
+       "techniques.host_memory_reuse", true, [](C c) { return c.techniques.host_memory_reuse; }},
   };
 }
 

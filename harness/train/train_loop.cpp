@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -17,6 +18,7 @@
 #include "harness/techniques/channels_last.h"
 #include "harness/techniques/debug_mode.h"
 #include "harness/techniques/grad_clipping.h"
+#include "harness/techniques/host_memory_reuse.h"
 #include "harness/techniques/zero_grad.h"
 #include "harness/train/evaluate.h"
 #include "harness/train/fault_injection.h"
@@ -315,6 +317,11 @@ void apply_runtime_settings(const TrainConfig& config) {
   torch::manual_seed(static_cast<uint64_t>(config.seed));
   at::globalContext().setDeterministicAlgorithms(config.deterministic, /*warn_only=*/false);
   apply_backend_flags(config.techniques);
+  if (config.techniques.host_memory_reuse && !keep_freed_host_memory()) {
+    throw std::runtime_error(
+        "host_memory_reuse: this C library's malloc took no mmap and trim thresholds (glibc's "
+        "mallopt does)");
+  }
 }
 
 TrainOutcome train(const TrainConfig& config, const ProgressFn& progress,
