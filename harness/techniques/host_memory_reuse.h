@@ -7,11 +7,10 @@
 // glibc's own to the same end: M_MMAP_THRESHOLD at its 32 MiB maximum (smaller blocks come from
 // the heap) and M_TRIM_THRESHOLD past any heap here (its top is kept). Measured on a 40-step row
 // LSTM run (2 threads, 2 cores): default glibc put two slow steps (+40-60%) at fixed places of
-// every run, step-time CV 11-16%; tuned, none, CV 2-4%. The trim threshold alone made steps 2x
-// slower: setting it switches the adaptive mmap threshold off, so every block above 128 KiB was
-// mmapped and unmapped each step.
-// Process-wide and one-way (glibc's adaptive threshold stays off once a threshold is set): each
-// suite run is a process of its own.
+// most runs, step-time CV 11-16%; with these thresholds, none, CV 2-4%. The trim threshold alone
+// made steps 2x slower: setting it switches the adaptive mmap threshold off, so every block above
+// 128 KiB was mmapped and unmapped each step. Process-wide and one-way (glibc's adaptive threshold
+// stays off once a threshold is set): each suite run is a process of its own.
 #pragma once
 
 namespace speedbench {
