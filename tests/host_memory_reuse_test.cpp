@@ -1,6 +1,6 @@
 // host_memory_reuse's mechanism: after keep_freed_host_memory(), 8 MiB blocks come from the heap
-// (not an mmap each) and freeing them returns nothing to the kernel. Checked in a child
-// process (a death test's fork): the setting is process-wide and one-way.
+// (not an mmap each) and freeing them returns nothing to the kernel. Checked in a process of its
+// own (a death test's child): the setting is process-wide and one-way.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -48,7 +48,7 @@ namespace {
   std::exit(0);
 }
 
-TEST(HostMemoryReuseTest, AFreedLargeBlockStaysInTheHeapInsteadOfGoingBackToTheKernel) {
+TEST(HostMemoryReuseTest, FreedLargeBlocksStayInTheHeapInsteadOfGoingBackToTheKernel) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer's allocator replaces glibc's: no thresholds to set";
 #endif
