@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <vector>
 
+#include "harness/config/config_loader.h"
+#include "harness/techniques/applicability.h"
 #include "harness/techniques/host_memory_reuse.h"
+#include "harness/train/train_loop.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -19,11 +22,10 @@ namespace {
 #if defined(__GLIBC__)
 // Exits 0 when 8 MiB blocks come from the heap, grown for them, and freeing them all leaves the
 // heap as large (nothing trimmed back to the kernel); else says which failed and exits 1.
-[[noreturn]] void check_freed_blocks_are_kept() {
-  if (!keep_freed_host_memory()) {
-    std::fprintf(stderr, "mallopt refused the thresholds\n");
-    std::exit(1);
-  }
+// `keep` sets the thresholds (or what a run calls, which must).
+template <typename Keep>
+[[noreturn]] void check_freed_blocks_are_kept(Keep keep) {
+  keep();
   constexpr size_t kBlockBytes = 8 << 20;
   const auto before = mallinfo2();
   std::vector<char*> blocks;
@@ -53,11 +55,39 @@ TEST(HostMemoryReuseTest, FreedLargeBlocksStayInTheHeapInsteadOfGoingBackToTheKe
   GTEST_SKIP() << "AddressSanitizer's allocator replaces glibc's: no thresholds to set";
 #endif
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: the allocator's defaults
-  EXPECT_EXIT(check_freed_blocks_are_kept(), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(check_freed_blocks_are_kept([] {
+                if (keep_freed_host_memory()) return;
+                std::fprintf(stderr, "mallopt refused the thresholds\n");
+                std::exit(1);
+              }),
+              ::testing::ExitedWithCode(0), "");
 }
-#else
-TEST(HostMemoryReuseTest, IsRefusedWithoutGlibc) { EXPECT_FALSE(keep_freed_host_memory()); }
+
+// Not a label: the settings a run applies before it trains set the thresholds.
+TEST(HostMemoryReuseTest, ARunWithItOnKeepsFreedBlocks) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's allocator replaces glibc's: no thresholds to set";
 #endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto config = train_config_from_json({{"techniques", {{"host_memory_reuse", true}}}}, "t");
+  config.threads = 1;
+  EXPECT_EXIT(check_freed_blocks_are_kept([&] { apply_runtime_settings(config); }),
+              ::testing::ExitedWithCode(0), "");
+}
+#endif
+
+// A build whose malloc takes no thresholds (AddressSanitizer's, another C library's) records the
+// technique as not applicable, with why, rather than crashing the run.
+TEST(HostMemoryReuseTest, IsNotApplicableWhereTheAllocatorTakesNoThresholds) {
+  const auto config = train_config_from_json({{"techniques", {{"host_memory_reuse", true}}}}, "t");
+  const auto reason = techniques_not_applicable_here(config);
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(reason, "");  // and the death tests above see the thresholds take
+#else
+  EXPECT_NE(reason.find("host_memory_reuse: this build's"), std::string::npos) << reason;
+  EXPECT_FALSE(keep_freed_host_memory());
+#endif
+}
 
 }  // namespace
 }  // namespace speedbench

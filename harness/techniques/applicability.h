@@ -1,6 +1,7 @@
 // Whether the techniques a config turns on can run on this machine, as a run decides before it
 // starts and `run --plan` says beforehand: the registry's device and data-placement rules, then
-// the probes that only this machine can answer (bf16 RNN kernels on a CPU, amp.h).
+// the probes that only this machine can answer (bf16 RNN kernels on a CPU, amp.h), and what this
+// build's allocator allows (host_memory_reuse.h).
 #pragma once
 
 #include <string>

@@ -6,6 +6,17 @@
 
 namespace speedbench {
 
+std::string host_memory_reuse_not_applicable_reason() {
+#if defined(__SANITIZE_ADDRESS__)
+  return "host_memory_reuse: this build's malloc is AddressSanitizer's, which takes no glibc "
+         "thresholds";
+#elif !defined(__GLIBC__)
+  return "host_memory_reuse: this build's C library is not glibc (no mallopt thresholds)";
+#else
+  return "";
+#endif
+}
+
 bool keep_freed_host_memory() {
 #if defined(__GLIBC__)
   // glibc's largest mmap threshold on 64-bit (DEFAULT_MMAP_THRESHOLD_MAX); a larger one is refused.

@@ -13,7 +13,13 @@
 // stays off once a threshold is set): each suite run is a process of its own.
 #pragma once
 
+#include <string>
+
 namespace speedbench {
+
+// Why this build cannot keep freed host memory: its malloc is not glibc's (another C library, or
+// AddressSanitizer's, whose mallopt takes nothing); "" where it can.
+std::string host_memory_reuse_not_applicable_reason();
 
 // Sets the two thresholds; false where the C library is not glibc or refuses a value.
 bool keep_freed_host_memory();
