@@ -2,11 +2,14 @@
 // every shipped preset loads, and a variant that does not really switch its technique is refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "build_paths.h"
 #include "harness/config/config_error.h"
 #include "harness/suite/suite.h"
+#include "harness/techniques/registry.h"
 
 namespace speedbench {
 namespace {
@@ -274,6 +277,26 @@ TEST(SuiteTest, EveryShippedPresetLoads) {
     loaded += 1;
   }
   EXPECT_GE(loaded, 5);
+}
+
+// The presets that compare every technique (the CI suite, the CPU reference, the GPU check's and
+// the full GPU one) do compare every technique their device can run: a technique registered after
+// a preset was written is not left out of its report unnoticed. ddp is the exception: it needs
+// several worker processes, so it has a suite of its own (suites/ddp.json).
+TEST(SuiteTest, EveryTechniquePresetComparesEachTechniqueOfItsDevice) {
+  for (const std::string name : {"smoke", "cpu-full", "gpu-quick", "gpu-full"}) {
+    SCOPED_TRACE(name);
+    const auto suite = load_suite(testing::source_dir() + "/suites/" + name + ".json");
+    std::set<std::string> compared;
+    for (const auto& comparison : suite.comparisons) compared.insert(comparison.label);
+    for (const auto& technique : technique_registry()) {
+      const auto& devices = technique.devices;
+      const bool runs_here =
+          std::find(devices.begin(), devices.end(), suite.device) != devices.end();
+      if (!runs_here || technique.id == "ddp") continue;
+      EXPECT_TRUE(compared.count(technique.id)) << technique.id << " is not compared";
+    }
+  }
 }
 
 }  // namespace
