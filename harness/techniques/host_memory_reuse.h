@@ -4,13 +4,16 @@
 // Claim: jemalloc or TCMalloc "can get better performance by reusing memory as much as possible
 // than default malloc" (PyTorch performance tuning guide, CPU: "Switch memory allocator"). A
 // running process cannot swap its allocator (that is LD_PRELOAD's job), so the harness tunes
-// glibc's own to the same end: M_MMAP_THRESHOLD at its 32 MiB maximum (smaller blocks come from
-// the heap) and M_TRIM_THRESHOLD past any heap here (its top is kept). Measured on a 40-step row
-// LSTM run (2 threads, 2 cores): default glibc put two slow steps (+40-60%) at fixed places of
-// most runs, step-time CV 11-16%; with these thresholds, none, CV 2-4%. The trim threshold alone
-// made steps 2x slower: setting it switches the adaptive mmap threshold off, so every block above
-// 128 KiB was mmapped and unmapped each step. Process-wide and one-way (glibc's adaptive threshold
-// stays off once a threshold is set): each suite run is a process of its own.
+// glibc's own to the same end: M_MMAP_MAX 0 (every block comes from the heap, none is an mmap of
+// its own) and M_TRIM_THRESHOLD past any heap here (its free top is kept).
+// Why not only a higher mmap threshold (the first version): glibc caps it at 32 MiB, and the
+// character LSTM of the CPU reference frees and maps again a 63 MiB block every step, 16k page
+// faults, until an evaluation happens to leave a heap top large enough to serve it (its steps
+// then drop from ~70 to ~53 ms). Without mmaps its steps are ~54 ms from the first, and the run
+// takes about a tenth of the default's page faults (1.52M -> 0.14M).
+// The trim threshold alone made steps 2x slower (setting it switches the adaptive mmap threshold
+// off, so every block above 128 KiB was mapped and unmapped each step). Process-wide and one-way:
+// each suite run is a process of its own.
 #pragma once
 
 #include <string>
@@ -21,7 +24,7 @@ namespace speedbench {
 // AddressSanitizer's, whose mallopt takes nothing); "" where it can.
 std::string host_memory_reuse_not_applicable_reason();
 
-// Sets the two thresholds; false where the C library is not glibc or refuses a value.
+// Sets both; false where the C library is not glibc or refuses a value.
 bool keep_freed_host_memory();
 
 }  // namespace speedbench

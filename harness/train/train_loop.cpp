@@ -319,7 +319,7 @@ void apply_runtime_settings(const TrainConfig& config) {
   apply_backend_flags(config.techniques);
   if (config.techniques.host_memory_reuse && !keep_freed_host_memory()) {
     throw std::runtime_error(
-        "host_memory_reuse: this C library's malloc took no mmap and trim thresholds (glibc's "
+        "host_memory_reuse: this C library's malloc took no mmap limit and trim threshold (glibc's "
         "mallopt does)");
   }
 }
