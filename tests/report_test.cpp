@@ -183,6 +183,35 @@ TEST(ReportTest, TheBatchWaitTheFirstStepAndTheGeneralizationGapAreCompared) {
   EXPECT_NE(markdown.find("| +0.5000 [+0.5000, +0.5000] |"), std::string::npos) << markdown;
 }
 
+// The process's peak RSS, which tensor memory does not show (host_memory_reuse keeps freed
+// blocks: the same tensors, a larger process), is compared and shown per variant; a record
+// without one (0) has none.
+TEST(ReportTest, ThePeakResidentMemoryOfTheProcessIsCompared) {
+  TempDir dir;
+  constexpr int64_t kMiB = 1 << 20;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto baseline = synthetic_record("w", "baseline", rep, 100, 1000);
+    auto reuse = synthetic_record("w", "host_memory_reuse", rep, 100, 1000);
+    baseline.metrics.peak_rss_bytes = 1000 * kMiB;
+    reuse.metrics.peak_rss_bytes = 1100 * kMiB;
+    append_record(dir.file("runs.jsonl"), baseline);
+    append_record(dir.file("runs.jsonl"), reuse);
+  }
+  EXPECT_FALSE(find_metric("peak_rss")->value(synthetic_record("w", "b", 0, 1, 1)).has_value());
+
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  const auto* rss = comparisons.at(0).metric("peak_rss");
+  ASSERT_NE(rss, nullptr);
+  EXPECT_NEAR(rss->interval.estimate, 1.1, 1e-12);
+  EXPECT_DOUBLE_EQ(comparisons.at(0).metric("peak_bytes")->interval.estimate, 1.0);
+  const auto markdown = markdown_report({results, comparisons, {}, {}});
+  EXPECT_NE(markdown.find("| peak RSS (process) |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| 1.1x [1.1, 1.1] |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find(" / 1000.0 |"), std::string::npos) << markdown;  // the variant tables
+  EXPECT_NE(markdown.find(" / 1100.0 |"), std::string::npos) << markdown;
+}
+
 // A `run --against` folder holds the second build's records in against/: the report of the
 // folder says it covers this build only and how to see the other.
 TEST(ReportTest, TheReportOfARunAgainstFolderSaysWhereTheSecondBuildIs) {

@@ -90,6 +90,10 @@ std::vector<MetricInfo> build_metrics() {
        [](const Record& r) {
          return positive(static_cast<double>(r.metrics.peak_reserved_bytes));
        }},
+      // The process's whole host footprint (LibTorch's, the allocator's kept blocks, the loader's
+      // buffers): what host_memory_reuse trades for speed, where tensor memory does not move.
+      {"peak_rss", "peak resident memory (process)", "bytes", true, true,
+       [](const Record& r) { return positive(static_cast<double>(r.metrics.peak_rss_bytes)); }},
       {"parameters", "parameters", "count", true, true,
        [](const Record& r) { return positive(static_cast<double>(r.metrics.parameter_count)); }},
       // DDP (tip 10): throughput per process; its ratio between world sizes is the scaling

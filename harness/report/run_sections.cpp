@@ -52,7 +52,7 @@ std::string variant_tables(const Results& results) {
       out << "\n### " << workload << "\n\n"
           << table_header({"variant", "ok/runs", "samples/s (CV)", "model GFLOP/s (MFU)",
                            "median step ms", "first step ms", "batch wait ms/step",
-                           "peak MiB train / eval", "accuracy", "time to target s (reached)",
+                           "peak MiB train / eval / RSS", "accuracy", "time to target s (reached)",
                            "syncs/step (CUDA)", "parameters"});
     }
     int runs = 0, ok = 0, reached = 0;
@@ -77,30 +77,32 @@ std::string variant_tables(const Results& results) {
     const auto data_wait = median(key, "data_wait");
     const auto peak = median(key, "peak_bytes");
     const auto eval_peak = median(key, "eval_peak_bytes");
+    const auto rss = median(key, "peak_rss");
     const auto accuracy = median(key, "accuracy");
     const auto ttt = median(key, "time_to_target");
     const auto syncs = median(key, "syncs_per_step");
     const auto device_syncs = median(key, "device_syncs_per_step");
     const auto mfu = median(key, "mfu");
     const auto params = median(key, "parameters");
-    out << table_row(
-        {key.second, std::to_string(ok) + "/" + std::to_string(runs),
-         throughput ? format_number("%.0f", throughput->median) + " (" +
-                          format_number("%.1f%%", 100 * throughput->cv) + ")"
-                    : "-",
-         (flop_rate ? format_number("%.2f", flop_rate->median / 1e9) : "-") +
-             (mfu ? format_number(" (%.1f%%)", 100 * mfu->median) : ""),
-         step ? format_number("%.2f", step->median) : "-",
-         first_step ? format_number("%.1f", first_step->median) : "-",
-         data_wait ? format_number("%.3f", data_wait->median) : "-",
-         (peak ? mib(peak->median) : "-") + " / " + (eval_peak ? mib(eval_peak->median) : "-"),
-         accuracy ? format_number("%.4f", accuracy->median) : "-",
-         ttt ? format_number("%.1f", ttt->median) + " (" + std::to_string(reached) + "/" +
-                   std::to_string(ok) + ")"
-             : "- (0/" + std::to_string(ok) + ")",
-         (syncs ? format_number("%.2f", syncs->median) : "-") +
-             (device_syncs ? format_number(" (%.2f)", device_syncs->median) : ""),
-         params ? format_number("%.0f", params->median) : "-"});
+    out << table_row({key.second, std::to_string(ok) + "/" + std::to_string(runs),
+                      throughput ? format_number("%.0f", throughput->median) + " (" +
+                                       format_number("%.1f%%", 100 * throughput->cv) + ")"
+                                 : "-",
+                      (flop_rate ? format_number("%.2f", flop_rate->median / 1e9) : "-") +
+                          (mfu ? format_number(" (%.1f%%)", 100 * mfu->median) : ""),
+                      step ? format_number("%.2f", step->median) : "-",
+                      first_step ? format_number("%.1f", first_step->median) : "-",
+                      data_wait ? format_number("%.3f", data_wait->median) : "-",
+                      (peak ? mib(peak->median) : "-") + " / " +
+                          (eval_peak ? mib(eval_peak->median) : "-") + " / " +
+                          (rss ? mib(rss->median) : "-"),
+                      accuracy ? format_number("%.4f", accuracy->median) : "-",
+                      ttt ? format_number("%.1f", ttt->median) + " (" + std::to_string(reached) +
+                                "/" + std::to_string(ok) + ")"
+                          : "- (0/" + std::to_string(ok) + ")",
+                      (syncs ? format_number("%.2f", syncs->median) : "-") +
+                          (device_syncs ? format_number(" (%.2f)", device_syncs->median) : ""),
+                      params ? format_number("%.0f", params->median) : "-"});
   }
   return out.str();
 }
