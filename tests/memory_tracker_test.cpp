@@ -1,7 +1,9 @@
 // The exact CPU byte accounting: known allocations to the byte, and activation memory that
 // grows with the batch.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include "harness/measure/cpu_memory_tracker.h"
 #include "harness/measure/memory_meter.h"
@@ -37,6 +39,21 @@ TEST(CpuMemoryTrackerTest, SeesAllocationsOnOtherThreads) {
   std::thread worker([] { auto t = torch::empty({2 << 20}, torch::kUInt8); });
   worker.join();
   EXPECT_GE(tracker.peak_bytes() - base, 2 << 20);
+}
+
+// A page touched for the first time since it was mapped is a minor fault: 16 MiB mapped afresh
+// and written page by page are 4096 of them (more: anything else the process touched meanwhile).
+TEST(MinorPageFaultsTest, EachFreshlyMappedPageTouchedIsCounted) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  constexpr size_t kBytes = 16 << 20;
+  void* mapped = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  const auto before = minor_page_faults();
+  for (size_t at = 0; at < kBytes; at += page) static_cast<volatile char*>(mapped)[at] = 1;
+  const auto after = minor_page_faults();
+  EXPECT_GE(after - before, static_cast<int64_t>(kBytes / page));
+  EXPECT_LT(after - before, static_cast<int64_t>(2 * kBytes / page));  // not every byte, nor KiB
+  munmap(mapped, kBytes);
 }
 
 TEST(MemoryMeterTest, OnTheCpuItIsTheTrackerAndHasNoReserve) {

@@ -52,6 +52,7 @@ Record full_record() {
   m.peak_allocated_bytes = 123456789;
   m.eval_peak_allocated_bytes = 23456789;
   m.peak_rss_bytes = 987654321;
+  m.minor_page_faults = 4321;
   m.parameter_count = 78090;
   m.host_syncs = 9;
   m.step_timing = "cuda_events";
@@ -108,6 +109,7 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
   EXPECT_EQ(*back.metrics.stolen_cores, 0.125);
   EXPECT_EQ(*back.metrics.cpu_wait_threads, 0.0625);
+  EXPECT_EQ(*back.metrics.minor_page_faults, 4321);
   EXPECT_EQ(back.metrics.distributed.rank_cpu_s, (std::vector<double>{1.5, 1.25}));
 }
 
@@ -125,15 +127,18 @@ TEST(RecordTest, ARecordFromBeforeTheOtherLoadWasMeasuredInTrainingStillReads) {
 }
 
 // Until 2026-12-07 the hypervisor's steal was counted in other_processes_busy_cores, and the
-// threads' waits for a CPU were not measured: a record without either reads, with none.
+// threads' waits for a CPU and the page faults were not measured: a record without them reads,
+// with none.
 TEST(RecordTest, ARecordFromBeforeStealAndCpuWaitWereMeasuredStillReads) {
   auto json = record_to_json(full_record());
   json["metrics"].erase("stolen_cores");
   json["metrics"].erase("cpu_wait_threads");
+  json["metrics"].erase("minor_page_faults");
   const auto back = record_from_json(json);
   EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
   EXPECT_FALSE(back.metrics.stolen_cores.has_value());
   EXPECT_FALSE(back.metrics.cpu_wait_threads.has_value());
+  EXPECT_FALSE(back.metrics.minor_page_faults.has_value());
   json["metrics"]["stolen_cores"] = nullptr;      // where /proc/stat could not be read
   json["metrics"]["cpu_wait_threads"] = nullptr;  // where the kernel keeps no schedstat
   EXPECT_FALSE(record_from_json(json).metrics.stolen_cores.has_value());

@@ -184,9 +184,9 @@ TEST(ReportTest, TheBatchWaitTheFirstStepAndTheGeneralizationGapAreCompared) {
 }
 
 // The process's peak RSS, which tensor memory does not show (host_memory_reuse keeps freed
-// blocks: the same tensors, a larger process), is compared and shown per variant; a record
-// without one (0) has none.
-TEST(ReportTest, ThePeakResidentMemoryOfTheProcessIsCompared) {
+// blocks: the same tensors, a larger process), is compared and shown per variant, and so are
+// the page faults per measured step (its mechanism); a record without them has none.
+TEST(ReportTest, ThePeakResidentMemoryAndThePageFaultsOfTheProcessAreCompared) {
   TempDir dir;
   constexpr int64_t kMiB = 1 << 20;
   for (int rep = 0; rep < 5; ++rep) {
@@ -194,10 +194,15 @@ TEST(ReportTest, ThePeakResidentMemoryOfTheProcessIsCompared) {
     auto reuse = synthetic_record("w", "host_memory_reuse", rep, 100, 1000);
     baseline.metrics.peak_rss_bytes = 1000 * kMiB;
     reuse.metrics.peak_rss_bytes = 1100 * kMiB;
+    baseline.metrics.measured_steps = reuse.metrics.measured_steps = 10;
+    baseline.metrics.minor_page_faults = 50000;  // 5000 a step
+    reuse.metrics.minor_page_faults = 500;
     append_record(dir.file("runs.jsonl"), baseline);
     append_record(dir.file("runs.jsonl"), reuse);
   }
-  EXPECT_FALSE(find_metric("peak_rss")->value(synthetic_record("w", "b", 0, 1, 1)).has_value());
+  const auto unmeasured = synthetic_record("w", "b", 0, 1, 1);
+  EXPECT_FALSE(find_metric("peak_rss")->value(unmeasured).has_value());
+  EXPECT_FALSE(find_metric("page_faults_per_step")->value(unmeasured).has_value());
 
   const auto results = load_results(dir.path().string());
   const auto comparisons = compare(results);
@@ -205,8 +210,13 @@ TEST(ReportTest, ThePeakResidentMemoryOfTheProcessIsCompared) {
   ASSERT_NE(rss, nullptr);
   EXPECT_NEAR(rss->interval.estimate, 1.1, 1e-12);
   EXPECT_DOUBLE_EQ(comparisons.at(0).metric("peak_bytes")->interval.estimate, 1.0);
+  const auto* faults = comparisons.at(0).metric("page_faults_per_step");
+  EXPECT_DOUBLE_EQ(faults->baseline_median, 5000);
+  EXPECT_NEAR(faults->interval.estimate, 0.01, 1e-12);
   const auto markdown = markdown_report({results, comparisons, {}, {}});
-  EXPECT_NE(markdown.find("| peak RSS (process) |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| peak RSS (process) | page faults per step |"), std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| 0.01x [0.01, 0.01] |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| 1.1x [1.1, 1.1] |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find(" / 1000.0 |"), std::string::npos) << markdown;  // the variant tables
   EXPECT_NE(markdown.find(" / 1100.0 |"), std::string::npos) << markdown;

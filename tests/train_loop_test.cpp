@@ -97,6 +97,10 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   EXPECT_EQ(m.cpu_wait_threads.has_value(), std::filesystem::exists("/proc/self/schedstat"));
   EXPECT_LE(m.cpu_wait_threads.value_or(0.0), 64.0);
   EXPECT_TRUE(m.distributed.rank_cpu_s.empty());  // one process: nothing gathered
+  // The measured steps' page faults (none, where malloc had every page of the steps' tensors at
+  // hand): fewer than one a step per 4 KiB of everything the process has ever held.
+  ASSERT_TRUE(m.minor_page_faults.has_value());
+  EXPECT_LT(*m.minor_page_faults, m.peak_rss_bytes / 4096 * m.measured_steps);
 }
 
 // A progress line is built (a snprintf in the step) only when one is due, at most one a period.

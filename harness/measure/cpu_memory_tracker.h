@@ -24,4 +24,9 @@ class CpuMemoryTracker {
 // Peak resident set size of this process so far, in bytes (getrusage).
 int64_t peak_rss_bytes();
 
+// Minor page faults of this process so far, every thread's (getrusage): a page touched for the
+// first time since it was mapped, such as each page of a block malloc mmapped afresh. Their
+// difference over a step is what host_memory_reuse removes.
+int64_t minor_page_faults();
+
 }  // namespace speedbench::measure

@@ -94,6 +94,14 @@ std::vector<MetricInfo> build_metrics() {
       // buffers): what host_memory_reuse trades for speed, where tensor memory does not move.
       {"peak_rss", "peak resident memory (process)", "bytes", true, true,
        [](const Record& r) { return positive(static_cast<double>(r.metrics.peak_rss_bytes)); }},
+      // host_memory_reuse's mechanism: pages of freed-and-mapped-again blocks touched afresh.
+      {"page_faults_per_step", "minor page faults per step", "faults", true, true,
+       [](const Record& r) {
+         return r.metrics.minor_page_faults && r.metrics.measured_steps > 0
+                    ? Value(static_cast<double>(*r.metrics.minor_page_faults) /
+                            static_cast<double>(r.metrics.measured_steps))
+                    : std::nullopt;
+       }},
       {"parameters", "parameters", "count", true, true,
        [](const Record& r) { return positive(static_cast<double>(r.metrics.parameter_count)); }},
       // DDP (tip 10): throughput per process; its ratio between world sizes is the scaling

@@ -288,23 +288,26 @@ std::string published_claims_section(const ReportInputs& in) {
 }
 
 // The ratios the summary leaves out: step time, first step, batch wait, FLOP/s, MFU, total and
-// evaluation memory, the process's peak RSS, the generalization gap (a difference), syncs.
+// evaluation memory, the process's peak RSS and page faults, the generalization gap (a
+// difference), syncs.
 std::string more_metrics_section(const ReportInputs& in) {
   std::ostringstream out;
   out << "\n## More metrics per comparison\n\n"
       << table_header({"workload", "technique", "median step", "first step", "batch wait per step",
                        "model FLOP/s", "MFU", "peak memory (total)", "peak reserved (CUDA)",
-                       "peak RSS (process)", "eval peak memory", "eval time", "generalization gap",
-                       "syncs per step", "CUDA syncs per step", "parameters"});
+                       "peak RSS (process)", "page faults per step", "eval peak memory",
+                       "eval time", "generalization gap", "syncs per step", "CUDA syncs per step",
+                       "parameters"});
   for (const auto& r : in.comparisons) {
     if (r.status != "ok") continue;
-    out << table_row(
-        {r.comparison.workload, r.comparison.label, metric_text(r, "step_time"),
-         metric_text(r, "first_step"), metric_text(r, "data_wait"), metric_text(r, "flop_rate"),
-         metric_text(r, "mfu"), metric_text(r, "peak_bytes"), metric_text(r, "reserved_bytes"),
-         metric_text(r, "peak_rss"), metric_text(r, "eval_peak_bytes"), metric_text(r, "eval_time"),
-         metric_text(r, "generalization_gap"), metric_text(r, "syncs_per_step"),
-         metric_text(r, "device_syncs_per_step"), metric_text(r, "parameters")});
+    out << table_row({r.comparison.workload, r.comparison.label, metric_text(r, "step_time"),
+                      metric_text(r, "first_step"), metric_text(r, "data_wait"),
+                      metric_text(r, "flop_rate"), metric_text(r, "mfu"),
+                      metric_text(r, "peak_bytes"), metric_text(r, "reserved_bytes"),
+                      metric_text(r, "peak_rss"), metric_text(r, "page_faults_per_step"),
+                      metric_text(r, "eval_peak_bytes"), metric_text(r, "eval_time"),
+                      metric_text(r, "generalization_gap"), metric_text(r, "syncs_per_step"),
+                      metric_text(r, "device_syncs_per_step"), metric_text(r, "parameters")});
   }
   return out.str();
 }

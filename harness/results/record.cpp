@@ -161,6 +161,8 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"eval_peak_allocated_bytes", m.eval_peak_allocated_bytes},
       {"peak_reserved_bytes", m.peak_reserved_bytes},
       {"peak_rss_bytes", m.peak_rss_bytes},
+      {"minor_page_faults",
+       m.minor_page_faults ? nlohmann::json(*m.minor_page_faults) : nlohmann::json(nullptr)},
       {"parameter_count", m.parameter_count},
       {"train_flops_per_sample", m.train_flops_per_sample},
       {"host_syncs", m.host_syncs},
@@ -245,6 +247,10 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   // Records without it counted steal in other_processes_busy_cores.
   if (j.contains("stolen_cores") && !j.at("stolen_cores").is_null()) {
     m.stolen_cores = at_least_zero<double>(j, "stolen_cores");
+  }
+  if (j.contains("minor_page_faults") &&
+      !j.at("minor_page_faults").is_null()) {  // since 2026-12-07
+    m.minor_page_faults = at_least_zero<int64_t>(j, "minor_page_faults");
   }
   if (j.contains("cpu_wait_threads") && !j.at("cpu_wait_threads").is_null()) {  // since 2026-12-07
     m.cpu_wait_threads = at_least_zero<double>(j, "cpu_wait_threads");

@@ -59,6 +59,8 @@ struct RunMetrics {
   int64_t peak_reserved_bytes = 0;  // CUDA: the caching allocator's peak reserve in training; CPU 0
   int64_t eval_peak_allocated_bytes = 0;  // the same during evaluations
   int64_t peak_rss_bytes = 0;             // process peak resident set size
+  // Minor page faults the process took in the measured steps (none in records before 2026-12-07).
+  std::optional<int64_t> minor_page_faults;
   int64_t parameter_count = 0;
   double train_flops_per_sample = 0;    // model FLOPs of a training step per example (3x forward)
   int64_t host_syncs = 0;               // syncs the harness forced during training

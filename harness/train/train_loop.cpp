@@ -56,6 +56,7 @@ TrainOutcome TrainingRun::run() {
 // false once the loss is not finite (the run diverged).
 bool TrainingRun::train_step(BatchIterator& batch_it) {
   const auto step_start = Clock::now();
+  const int64_t faults_at_start = measure::minor_page_faults();
   timer_->start_step();
   set_step_learning_rate();
   auto [inputs, targets] = batch_to_device(*batch_it);
@@ -99,6 +100,8 @@ bool TrainingRun::train_step(BatchIterator& batch_it) {
   m_.samples_trained += batch_size * world_size_;
   if (m_.steps > config_.warmup_steps) {
     m_.data_wait_ms_total += fetch_s * 1e3;
+    m_.minor_page_faults =
+        m_.minor_page_faults.value_or(0) + measure::minor_page_faults() - faults_at_start;
     m_.distributed.comm_wait_ms_total += comm_wait_ms_;
     measured_samples_ += batch_size * world_size_;  // ranks step together: one step, all batches
   }
