@@ -222,6 +222,27 @@ TEST(ReportTest, ThePeakResidentMemoryAndThePageFaultsOfTheProcessAreCompared) {
   EXPECT_NE(markdown.find(" / 1100.0 |"), std::string::npos) << markdown;
 }
 
+// A count that is 0 in some baseline run (a step with no page fault) gives no ratio, with why:
+// the pairs' logs and a resampled median of 0 have none.
+TEST(ReportTest, ACountThatIsZeroInABaselineRunGivesNoRatioAndSaysWhy) {
+  TempDir dir;
+  for (int rep = 0; rep < 3; ++rep) {
+    auto baseline = synthetic_record("w", "baseline", rep, 100, 1000);
+    auto reuse = synthetic_record("w", "host_memory_reuse", rep, 100, 1000);
+    baseline.metrics.measured_steps = reuse.metrics.measured_steps = 10;
+    baseline.metrics.minor_page_faults = rep == 0 ? 0 : 1000;
+    reuse.metrics.minor_page_faults = 10;
+    append_record(dir.file("runs.jsonl"), baseline);
+    append_record(dir.file("runs.jsonl"), reuse);
+  }
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  const auto* faults = comparisons.at(0).metric("page_faults_per_step");
+  EXPECT_FALSE(faults->defined);
+  EXPECT_DOUBLE_EQ(faults->baseline_median, 100);
+  EXPECT_EQ(faults->note, "a baseline run is 0: no ratio");
+}
+
 // A `run --against` folder holds the second build's records in against/: the report of the
 // folder says it covers this build only and how to see the other.
 TEST(ReportTest, TheReportOfARunAgainstFolderSaysWhereTheSecondBuildIs) {

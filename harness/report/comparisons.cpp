@@ -251,7 +251,7 @@ MetricComparison compare_samples(const std::vector<double>& baseline,
     if (!info.ratio) {
       m.interval = measure::bootstrap_difference_of_medians(baseline, variant);
     } else if (std::any_of(baseline.begin(), baseline.end(), [](double x) { return x == 0; })) {
-      m.note = "baseline is 0: no ratio";
+      m.note = "a baseline run is 0: no ratio";  // a resampled median could be 0
       return m;
     } else {
       m.interval = measure::bootstrap_ratio_of_medians(baseline, variant);
