@@ -1,7 +1,7 @@
 // host_memory_reuse's mechanism: after keep_freed_host_memory(), 64 MiB blocks come from the heap
-// (not an mmap each: glibc's mmap threshold, at most 32 MiB, cannot keep them off) and freeing them
-// returns nothing to the kernel. Checked in a process of its
-// own (a death test's child): the setting is process-wide and one-way.
+// (not an mmap each: glibc's mmap threshold, at most 32 MiB, cannot keep them off) and freeing
+// them returns nothing to the kernel. Checked in a process of its own (a death test's child): the
+// setting is process-wide and one-way.
 #include <gtest/gtest.h>
 
 #include <cstdio>

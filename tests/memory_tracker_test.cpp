@@ -1,5 +1,5 @@
 // The exact CPU byte accounting: known allocations to the byte, and activation memory that
-// grows with the batch.
+// grows with the batch; and the process's page faults, counted page by page.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <torch/torch.h>
