@@ -7,10 +7,11 @@
 // glibc's own to the same end: M_MMAP_MAX 0 (every block comes from the heap, none is an mmap of
 // its own) and M_TRIM_THRESHOLD past any heap here (its free top is kept).
 // Why not only a higher mmap threshold (the first version): glibc caps it at 32 MiB, and the
-// character LSTM of the CPU reference frees and maps again a 63 MiB block every step, 16k page
-// faults, until an evaluation happens to leave a heap top large enough to serve it (its steps
-// then drop from ~70 to ~53 ms). Without mmaps its steps are ~54 ms from the first, and the run
-// takes about a tenth of the default's page faults (1.52M -> 0.14M).
+// character LSTM of the CPU reference frees and maps again a 63 MiB block every step (a tensor
+// of oneDNN's LSTM layer, mkldnn_rnn_layer), 16k page faults, until an evaluation happens to
+// leave a heap top large enough to serve it (its steps then drop from ~70 to ~53 ms). Without
+// mmaps its steps are ~54 ms from the first, and the run takes about a tenth of the default's
+// page faults (1.52M -> 0.14M).
 // The trim threshold alone made steps 2x slower (setting it switches the adaptive mmap threshold
 // off, so every block above 128 KiB was mapped and unmapped each step). Process-wide and one-way:
 // each suite run is a process of its own.
