@@ -23,7 +23,7 @@ namespace {
 #if defined(__GLIBC__)
 // Exits 0 when 64 MiB blocks come from the heap, grown for them, and freeing them all leaves the
 // heap as large (nothing trimmed back to the kernel); else says which failed and exits 1.
-// `keep` sets the thresholds (or what a run calls, which must).
+// `keep` applies the settings (or what a run calls, which must).
 template <typename Keep>
 [[noreturn]] void check_freed_blocks_are_kept(Keep keep) {
   keep();
@@ -54,21 +54,21 @@ template <typename Keep>
 
 TEST(HostMemoryReuseTest, FreedLargeBlocksStayInTheHeapInsteadOfGoingBackToTheKernel) {
 #if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer's allocator replaces glibc's: no thresholds to set";
+  GTEST_SKIP() << "AddressSanitizer's allocator replaces glibc's: no mallopt settings to apply";
 #endif
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: the allocator's defaults
   EXPECT_EXIT(check_freed_blocks_are_kept([] {
                 if (keep_freed_host_memory()) return;
-                std::fprintf(stderr, "mallopt refused the thresholds\n");
+                std::fprintf(stderr, "mallopt refused the settings\n");
                 std::exit(1);
               }),
               ::testing::ExitedWithCode(0), "");
 }
 
-// Not a label: the settings a run applies before it trains set the thresholds.
+// Not a label: the settings a run applies before it trains include these.
 TEST(HostMemoryReuseTest, ARunWithItOnKeepsFreedBlocks) {
 #if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer's allocator replaces glibc's: no thresholds to set";
+  GTEST_SKIP() << "AddressSanitizer's allocator replaces glibc's: no mallopt settings to apply";
 #endif
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   auto config = train_config_from_json({{"techniques", {{"host_memory_reuse", true}}}}, "t");
@@ -78,13 +78,13 @@ TEST(HostMemoryReuseTest, ARunWithItOnKeepsFreedBlocks) {
 }
 #endif
 
-// A build whose malloc takes no thresholds (AddressSanitizer's, another C library's) records the
-// technique as not applicable, with why, rather than crashing the run.
-TEST(HostMemoryReuseTest, IsNotApplicableWhereTheAllocatorTakesNoThresholds) {
+// A build whose malloc takes no mallopt settings (AddressSanitizer's, another C library's) records
+// the technique as not applicable, with why, rather than crashing the run.
+TEST(HostMemoryReuseTest, IsNotApplicableWhereTheAllocatorTakesNoSettings) {
   const auto config = train_config_from_json({{"techniques", {{"host_memory_reuse", true}}}}, "t");
   const auto reason = techniques_not_applicable_here(config);
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-  EXPECT_EQ(reason, "");  // and the death tests above see the thresholds take
+  EXPECT_EQ(reason, "");  // and the death tests above see the settings take
 #else
   EXPECT_NE(reason.find("host_memory_reuse: this build's"), std::string::npos) << reason;
   EXPECT_FALSE(keep_freed_host_memory());

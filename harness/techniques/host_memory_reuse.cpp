@@ -9,9 +9,9 @@ namespace speedbench {
 std::string host_memory_reuse_not_applicable_reason() {
 #if defined(__SANITIZE_ADDRESS__)
   return "host_memory_reuse: this build's malloc is AddressSanitizer's, which takes no glibc "
-         "thresholds";
+         "mallopt settings";
 #elif !defined(__GLIBC__)
-  return "host_memory_reuse: this build's C library is not glibc (no mallopt thresholds)";
+  return "host_memory_reuse: this build's C library is not glibc (no mallopt settings)";
 #else
   return "";
 #endif

@@ -1,7 +1,8 @@
 // The technique registry: one entry per technique id of TIPS.md (17 tips plus channels_last,
-// tf32, cuda_graphs; amp_fp16 and loader_workers_pinned are a tip's switches compared apart), with
-// its tip number, what it toggles, the published claim and its source, the devices where it means
-// something, and how to tell from a TrainConfig whether it is on.
+// tf32, cuda_graphs, and host_memory_reuse from the tuning guide; amp_fp16 and
+// loader_workers_pinned are a tip's switches compared apart), with its tip number, what it toggles,
+// the published claim and its source, the devices where it means something, and how to tell from a
+// TrainConfig whether it is on.
 #pragma once
 
 #include <functional>
