@@ -15,7 +15,8 @@ namespace speedbench::report {
 std::string variant_tables(const Results& results);
 
 // What makes a run's or a comparison's numbers less trustworthy: noisy steps, other load,
-// frequency scaling, fewer than kMinRunsPerSide repetitions.
+// frequency scaling, page faults that moved with the variant, fewer than kMinRunsPerSide
+// repetitions.
 std::string health_section(const ReportInputs& in);
 
 // The first record's environment block, a key per row; then, where the records' machines or

@@ -8,6 +8,7 @@
 #include "harness/report/cpu_contention.h"
 #include "harness/report/machine_speed.h"
 #include "harness/report/markdown_sections.h"
+#include "harness/report/page_fault_shifts.h"
 #include "harness/report/report_text.h"
 #include "harness/report/run_health.h"
 
@@ -189,7 +190,8 @@ std::string health_section(const ReportInputs& in) {
          "slow).\n";
   if (flagged > 0)
     out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
-  out << cpu_contention_spread(in.results) << machine_speed_spread(in.results);
+  out << cpu_contention_spread(in.results) << machine_speed_spread(in.results)
+      << page_fault_shifts_text(page_fault_shifts(in.comparisons));
   if (!few.str().empty()) {
     out << "\nFewer than " << kMinRunsPerSide
         << " runs on a side and no pairs of runs of one seed to draw a t interval from: the "

@@ -1,4 +1,5 @@
 #include "harness/report/cpu_contention.h"
+#include "harness/report/page_fault_shifts.h"
 #include "harness/report/report_writer.h"
 #include "harness/report/run_health.h"
 
@@ -99,6 +100,14 @@ nlohmann::json summary_json(const ReportInputs& in) {
                             {"flags", texts},
                             {"kinds", kinds}});
   }
+  // As the report's list under "Measurement health": comparisons whose page faults moved.
+  nlohmann::json fault_shifts = nlohmann::json::array();
+  for (const auto& s : page_fault_shifts(in.comparisons)) {
+    fault_shifts.push_back({{"workload", s.workload},
+                            {"technique", s.technique},
+                            {"baseline_per_step", s.baseline_per_step},
+                            {"variant_per_step", s.variant_per_step}});
+  }
   const auto& first = in.results.records.front();
   const auto contention = cpu_contention_of_runs(in.results);
   return {{"suite", in.results.suite},
@@ -111,6 +120,7 @@ nlohmann::json summary_json(const ReportInputs& in) {
           {"environment", first.environment},
           {"environment_differences", differences},
           {"flagged_runs", flagged_runs},
+          {"page_fault_shifts", fault_shifts},
           {"other_load", other_load_json(contention)},
           {"cpu_wait", cpu_wait_json(contention)},
           {"comparisons", comparisons},

@@ -1,0 +1,43 @@
+// Comparisons whose variant faults in far more or far fewer pages a step than its baseline. A
+// minor page fault is the kernel handing the process a fresh page (zeroed on first touch); many a
+// step means the host allocator gives memory back and takes it again each step: glibc's malloc
+// maps every block above its mmap threshold afresh and unmaps it when freed, and that threshold
+// moves with the process's allocation history (up to 32 MiB). A technique that changes a step's
+// allocations, even a little, can then move its ratio through the allocator rather than its own
+// mechanism, the same way in every repetition: 4-way accumulation on the CPU reference's
+// character LSTM was 1.26x with glibc's defaults and 0.965x with host_memory_reuse in both
+// variants (results/reference/cpu-accumulation/). The report lists them under "Measurement
+// health". Torch-free.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/report/comparisons.h"
+
+namespace speedbench::report {
+
+// Medians of page faults per step that differ by at least this many pages (4 MiB of 4 KiB
+// pages) and by at least kPageFaultShiftFactor are listed. At the ~1.4 us a fault cost on the
+// development VM (the character LSTM's 10,400 faults a step were ~15 ms of a 64 ms step), 1000
+// faults are ~1.4 ms a step: a few percent of the steps measured here.
+inline constexpr double kPageFaultShiftPerStep = 1000;
+inline constexpr double kPageFaultShiftFactor = 2;
+
+struct PageFaultShift {
+  std::string workload;
+  std::string technique;         // the comparison's label
+  double baseline_per_step = 0;  // medians over the ok runs
+  double variant_per_step = 0;
+};
+
+// The ok comparisons whose medians of page faults per step moved that much, in report order;
+// none for host_memory_reuse itself, whose mechanism the faults are, or for records that did not
+// count them (builds before 2026-12-07).
+std::vector<PageFaultShift> page_fault_shifts(const std::vector<ComparisonResult>& comparisons);
+
+// A paragraph and a table of them for the report's "Measurement health", or "" where there are
+// none.
+std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts);
+
+}  // namespace speedbench::report

@@ -1,0 +1,90 @@
+// The report's list of comparisons whose page faults moved with the variant: which comparisons it
+// names (far more or far fewer faults a step, not host_memory_reuse's own), and where the
+// markdown and summary.json carry it.
+#include <gtest/gtest.h>
+
+#include "harness/report/page_fault_shifts.h"
+#include "harness/report/report_writer.h"
+#include "test_support.h"
+
+namespace speedbench::report {
+namespace {
+
+using speedbench::testing::synthetic_record;
+using speedbench::testing::TempDir;
+
+// Three repetitions of workload `workload`: its baseline faulting `baseline_per_step` pages a
+// step, each variant of `variants` its own number.
+void append_runs(const std::string& path, const std::string& workload, double baseline_per_step,
+                 const std::vector<std::pair<std::string, double>>& variants) {
+  constexpr int64_t kSteps = 10;
+  for (int rep = 0; rep < 3; ++rep) {
+    auto baseline = synthetic_record(workload, "baseline", rep, 100, 1000);
+    baseline.metrics.measured_steps = kSteps;
+    baseline.metrics.minor_page_faults = static_cast<int64_t>(baseline_per_step * kSteps);
+    append_record(path, baseline);
+    for (const auto& [variant, per_step] : variants) {
+      auto r = synthetic_record(workload, variant, rep, 100, 1000);
+      r.metrics.measured_steps = kSteps;
+      r.metrics.minor_page_faults = static_cast<int64_t>(per_step * kSteps);
+      append_record(path, r);
+    }
+  }
+}
+
+TEST(PageFaultShiftsTest, NamesTheComparisonsWhoseFaultsPerStepMovedByThousandsAndTwofold) {
+  TempDir dir;
+  const auto path = dir.file("runs.jsonl");
+  append_runs(path, "lstm", 10400,
+              {{"grad_accumulation", 22},   // the character LSTM's: listed
+               {"amp", 7900},               // 2500 fewer, but not half: not listed
+               {"host_memory_reuse", 9},    // the technique's own mechanism: not listed
+               {"checkpointing", 21000}});  // twice as many: listed
+  // 90 fewer: not listed; 1402 more, 15-fold: listed.
+  append_runs(path, "resnet", 98, {{"channels_last", 8}, {"max_batch", 1500}});
+  auto unmeasured = synthetic_record("gru", "baseline", 0, 100, 1000);  // a build before counts
+  append_record(path, unmeasured);
+  unmeasured.variant = "amp";
+  append_record(path, unmeasured);
+
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  const auto shifts = page_fault_shifts(comparisons);
+  ASSERT_EQ(shifts.size(), 3u);
+  EXPECT_EQ(shifts[0].workload, "lstm");
+  EXPECT_EQ(shifts[0].technique, "grad_accumulation");
+  EXPECT_DOUBLE_EQ(shifts[0].baseline_per_step, 10400);
+  EXPECT_DOUBLE_EQ(shifts[0].variant_per_step, 22);
+  EXPECT_EQ(shifts[1].technique, "checkpointing");
+  EXPECT_EQ(shifts[2].workload, "resnet");
+  EXPECT_EQ(shifts[2].technique, "max_batch");
+
+  const auto markdown = markdown_report({results, comparisons, {}, {}});
+  const auto health = markdown.find("## Measurement health");
+  ASSERT_NE(health, std::string::npos);
+  EXPECT_NE(markdown.find("| lstm | grad_accumulation | 10400 -> 22 |", health), std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| resnet | max_batch | 98 -> 1500 |", health), std::string::npos);
+  EXPECT_EQ(markdown.find("| lstm | amp | 10400 -> 7900 |"), std::string::npos);
+  EXPECT_NE(markdown.find("with host_memory_reuse on", health), std::string::npos);
+
+  const auto summary = summary_json({results, comparisons, {}, {}});
+  ASSERT_EQ(summary["page_fault_shifts"].size(), 3u);
+  EXPECT_EQ(summary["page_fault_shifts"][0]["technique"], "grad_accumulation");
+  EXPECT_DOUBLE_EQ(summary["page_fault_shifts"][0]["variant_per_step"].get<double>(), 22);
+}
+
+TEST(PageFaultShiftsTest, AReportWithoutSuchComparisonsSaysNothingOfThem) {
+  TempDir dir;
+  append_runs(dir.file("runs.jsonl"), "resnet", 98, {{"channels_last", 8}});
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  EXPECT_TRUE(page_fault_shifts(comparisons).empty());
+  EXPECT_EQ(page_fault_shifts_text({}), "");
+  const auto markdown = markdown_report({results, comparisons, {}, {}});
+  EXPECT_EQ(markdown.find("fresh pages a step"), std::string::npos) << markdown;
+  EXPECT_TRUE(summary_json({results, comparisons, {}, {}})["page_fault_shifts"].empty());
+}
+
+}  // namespace
+}  // namespace speedbench::report
