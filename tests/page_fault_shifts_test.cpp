@@ -1,6 +1,6 @@
 // The report's list of comparisons whose page faults moved with the variant: which comparisons it
 // names (far more or far fewer faults a step, not host_memory_reuse's own), and where the
-// markdown and summary.json carry it.
+// markdown, summary.json and the console's summary carry it.
 #include <gtest/gtest.h>
 
 #include "harness/report/page_fault_shifts.h"
@@ -68,6 +68,11 @@ TEST(PageFaultShiftsTest, NamesTheComparisonsWhoseFaultsPerStepMovedByThousandsA
   EXPECT_EQ(markdown.find("| lstm | amp | 10400 -> 7900 |"), std::string::npos);
   EXPECT_NE(markdown.find("with host_memory_reuse on", health), std::string::npos);
 
+  EXPECT_NE(console_summary({results, comparisons, {}, {}})
+                .find("page faults moved with the variant in 3 comparisons (lstm "
+                      "grad_accumulation, lstm checkpointing, resnet max_batch)"),
+            std::string::npos);
+
   const auto summary = summary_json({results, comparisons, {}, {}});
   ASSERT_EQ(summary["page_fault_shifts"].size(), 3u);
   EXPECT_EQ(summary["page_fault_shifts"][0]["technique"], "grad_accumulation");
@@ -83,6 +88,7 @@ TEST(PageFaultShiftsTest, AReportWithoutSuchComparisonsSaysNothingOfThem) {
   EXPECT_EQ(page_fault_shifts_text({}), "");
   const auto markdown = markdown_report({results, comparisons, {}, {}});
   EXPECT_EQ(markdown.find("fresh pages a step"), std::string::npos) << markdown;
+  EXPECT_EQ(console_summary({results, comparisons, {}, {}}).find("page faults"), std::string::npos);
   EXPECT_TRUE(summary_json({results, comparisons, {}, {}})["page_fault_shifts"].empty());
 }
 

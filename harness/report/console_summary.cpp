@@ -1,3 +1,4 @@
+#include "harness/report/page_fault_shifts.h"
 #include "harness/report/report_text.h"
 #include "harness/report/report_writer.h"
 #include "harness/report/run_health.h"
@@ -12,6 +13,19 @@ std::string health_line(const Results& results) {
   if (flagged.flagged == 0) return "";
   return "measurement health: " + flagged_runs_text(flagged) +
          ": which and why in the report's Measurement health section\n";
+}
+
+// "page faults moved with the variant in 2 comparisons (resnet8 sync_avoidance, ...): ...", or ""
+// where none did.
+std::string page_fault_shifts_line(const std::vector<ComparisonResult>& comparisons) {
+  const auto shifts = page_fault_shifts(comparisons);
+  if (shifts.empty()) return "";
+  std::vector<std::string> names;
+  for (const auto& s : shifts) names.push_back(s.workload + " " + s.technique);
+  return "page faults moved with the variant in " + std::to_string(shifts.size()) +
+         (shifts.size() == 1 ? " comparison (" : " comparisons (") + joined(names, ", ") +
+         "): part of a ratio may be the host allocator's; see the report's Measurement health "
+         "section\n";
 }
 
 }  // namespace
@@ -35,7 +49,7 @@ std::string console_summary(const ReportInputs& in) {
   return console_table(rows) +
          "q: the throughput ratio's p-value adjusted over the report's comparisons "
          "(Benjamini-Hochberg)\n" +
-         health_line(in.results);
+         health_line(in.results) + page_fault_shifts_line(in.comparisons);
 }
 
 }  // namespace speedbench::report
