@@ -66,6 +66,18 @@ FEW_RUNS_NOTE = ("under 5 unpaired runs a side, a 95% interval holds the true ra
 DISCOVERY_NOTE = "*: q < 0.05 (p adjusted for all the report's throughput ratios together)"
 
 
+# A throughput bar is marked (ALLOCATOR_MARK) where the report lists its comparison among those
+# whose page faults moved with the variant (summary.json's page_fault_shifts): the host
+# allocator may have made part of its ratio, the same in every repetition.
+ALLOCATOR_MARK = " \N{DAGGER}"
+ALLOCATOR_NOTE = "\N{DAGGER}: page faults moved with the variant: the allocator may be in the ratio"
+
+
+def page_fault_shifted(summary):
+    """(workload, technique) of each comparison the report lists as page-fault shifted."""
+    return {(s["workload"], s["technique"]) for s in summary.get("page_fault_shifts", [])}
+
+
 def is_discovery(metric, m):
     return metric == "throughput" and m.get("q_value", 1) < 0.05
 
@@ -83,6 +95,7 @@ def interval_side(low, high, higher_is_better):
 def ratio_bars(summary, metric, xlabel, name, folder, written):
     """One horizontal bar per (workload, technique) with the metric's ratio and interval."""
     rows = []
+    shifted = page_fault_shifted(summary) if metric == "throughput" else set()
     for c in summary["comparisons"]:
         m = c.get("metrics", {}).get(metric)
         if c["status"] != "ok" or not m or not m.get("defined"):
@@ -94,6 +107,10 @@ def ratio_bars(summary, metric, xlabel, name, folder, written):
             label += DISCOVERY_MARK
             if DISCOVERY_NOTE not in xlabel:
                 xlabel += "\n" + DISCOVERY_NOTE
+        if (c["workload"], c["label"]) in shifted:
+            label += ALLOCATOR_MARK
+            if ALLOCATOR_NOTE not in xlabel:
+                xlabel += "\n" + ALLOCATOR_NOTE
         # One run on a side has no interval (its [x, x] is a point): the bar stays grey.
         rows.append((label, m["estimate"], m["low"], m["high"], claimed,
                      m.get("no_interval", False)))

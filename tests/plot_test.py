@@ -55,10 +55,10 @@ def comparison(label, metric, estimate, low, high, undercovers=False, runs=3, pa
 Drawn = collections.namedtuple("Drawn", "colours legend xlabel labels")
 
 
-def draw_bars(metric, comparisons):
+def draw_bars(metric, comparisons, page_fault_shifts=()):
     with figure_kept(plot) as figures:
         summary = {"suite": "s", "device": "cpu", "started_at": "2026-12-03",
-                   "comparisons": comparisons}
+                   "comparisons": comparisons, "page_fault_shifts": list(page_fault_shifts)}
         plot.ratio_bars(summary, metric, "x", "speedup", "unused", [])
     ax = figures["fig"].axes[0]
     bars = sorted((p for p in ax.patches if p.get_height() > 0), key=lambda p: -p.get_y())
@@ -140,6 +140,20 @@ class FewRunsNoteTest(unittest.TestCase):
         memory = draw_bars("step_bytes", [comparison("smaller", "step_bytes", 0.5, 0.49, 0.51, q=0)])
         self.assertEqual(memory.labels, ["w / smaller (n=3/3)"])
         self.assertNotIn(plot.DISCOVERY_NOTE, memory.xlabel)
+
+    def test_a_dagger_marks_a_throughput_ratio_whose_page_faults_moved(self):
+        shifts = [{"workload": "w", "technique": "moved", "baseline_per_step": 11,
+                   "variant_per_step": 1495}]
+        drawn = draw_bars("throughput", [comparison("moved", "throughput", 0.95, 0.93, 0.97),
+                                         comparison("still", "throughput", 1.0, 0.98, 1.02)],
+                          shifts)
+        self.assertEqual(sorted(drawn.labels),
+                         ["w / moved (n=3/3) \N{DAGGER}", "w / still (n=3/3)"])
+        self.assertIn(plot.ALLOCATOR_NOTE, drawn.xlabel)
+        # The faults speak to time, not to tensor memory: the memory bars stay unmarked.
+        memory = draw_bars("step_bytes", [comparison("moved", "step_bytes", 1, 1, 1)], shifts)
+        self.assertEqual(memory.labels, ["w / moved (n=3/3)"])
+        self.assertNotIn(plot.ALLOCATOR_NOTE, memory.xlabel)
 
     def test_not_where_no_interval_undercovers(self):
         drawn = draw_bars("throughput", [comparison("a", "throughput", 1.2, 1.1, 1.3)])
