@@ -1,16 +1,20 @@
 // The report's list of comparisons whose page faults moved with the variant: which comparisons it
 // names (far more or far fewer faults a step, not host_memory_reuse's own), and where the
-// markdown, summary.json and the console's summary carry it.
+// markdown, summary.json and the console's summary carry it; and `compare`'s list of variants
+// whose page faults moved between two folders.
 #include <gtest/gtest.h>
 
 #include "harness/report/page_fault_shifts.h"
 #include "harness/report/report_writer.h"
+#include "harness/report/run_folder_comparison.h"
 #include "test_support.h"
 
 namespace speedbench::report {
 namespace {
 
+using speedbench::testing::synthetic_folder;
 using speedbench::testing::synthetic_record;
+using speedbench::testing::synthetic_runs;
 using speedbench::testing::TempDir;
 
 // Three repetitions of workload `workload`: its baseline faulting `baseline_per_step` pages a
@@ -90,6 +94,52 @@ TEST(PageFaultShiftsTest, AReportWithoutSuchComparisonsSaysNothingOfThem) {
   EXPECT_EQ(markdown.find("fresh pages a step"), std::string::npos) << markdown;
   EXPECT_EQ(console_summary({results, comparisons, {}, {}}).find("page faults"), std::string::npos);
   EXPECT_TRUE(summary_json({results, comparisons, {}, {}})["page_fault_shifts"].empty());
+}
+
+// Three runs of `variant` at 100 samples/s, each faulting `per_step` pages a step (none counted
+// where it is negative, as by a build before the count).
+std::vector<Record> runs_faulting(const std::string& variant, double per_step) {
+  auto runs = synthetic_runs(variant, {100, 100, 100});
+  for (auto& r : runs) {
+    r.metrics.measured_steps = 10;
+    if (per_step >= 0) r.metrics.minor_page_faults = static_cast<int64_t>(per_step * 10);
+  }
+  return runs;
+}
+
+TEST(PageFaultShiftsTest, CompareNamesTheVariantsWhoseFaultsMovedBetweenTheFolders) {
+  const auto before = synthetic_folder(
+      "before", {runs_faulting("baseline", 11), runs_faulting("sync_avoidance", 11),
+                 runs_faulting("host_memory_reuse", 5000), runs_faulting("amp", 3000),
+                 runs_faulting("old", -1)});
+  const auto after = synthetic_folder(
+      "after", {runs_faulting("baseline", 11), runs_faulting("sync_avoidance", 1328),
+                runs_faulting("host_memory_reuse", 0), runs_faulting("amp", 2000),
+                runs_faulting("old", 5000)});
+  const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
+  // amp: 1000 fewer but not half; old: not counted before.
+  ASSERT_EQ(c.page_fault_shifts.size(), 2u);
+  EXPECT_EQ(c.page_fault_shifts[0].variant, "sync_avoidance");
+  EXPECT_DOUBLE_EQ(c.page_fault_shifts[0].before_per_step, 11);
+  EXPECT_DOUBLE_EQ(c.page_fault_shifts[0].after_per_step, 1328);
+  EXPECT_EQ(c.page_fault_shifts[1].variant, "host_memory_reuse");  // a variant, not a technique
+
+  const std::string items = "w/sync_avoidance 11 -> 1328, w/host_memory_reuse 5000 -> 0";
+  EXPECT_NE(folder_comparison_console(c).find("page faults per step moved (part of these "
+                                              "variants' change may be the host allocator's): " +
+                                              items),
+            std::string::npos)
+      << folder_comparison_console(c);
+  EXPECT_NE(folder_comparison_markdown(c).find(items + "."), std::string::npos);
+  const auto json = folder_comparison_json(c);
+  ASSERT_EQ(json["page_fault_shifts"].size(), 2u);
+  EXPECT_EQ(json["page_fault_shifts"][0]["variant"], "sync_avoidance");
+  EXPECT_DOUBLE_EQ(json["page_fault_shifts"][1]["after_per_step"].get<double>(), 0);
+
+  const auto same = compare_folders(before, before, *find_metric("throughput"), 0.05);
+  EXPECT_TRUE(same.page_fault_shifts.empty());
+  EXPECT_EQ(folder_comparison_console(same).find("page faults"), std::string::npos);
+  EXPECT_EQ(folder_comparison_markdown(same).find("Page faults"), std::string::npos);
 }
 
 }  // namespace

@@ -1,11 +1,40 @@
 #include "harness/report/page_fault_shifts.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <sstream>
 
+#include "harness/measure/statistics.h"
 #include "harness/report/report_text.h"
 
 namespace speedbench::report {
+
+namespace {
+
+using WorkloadVariant = std::pair<std::string, std::string>;
+
+// Per (workload, variant): the median of page faults per step over the ok runs that counted them.
+std::map<WorkloadVariant, double> page_fault_medians(const Results& results) {
+  const auto* metric = find_metric("page_faults_per_step");
+  std::map<WorkloadVariant, std::vector<double>> values;
+  for (const auto& r : results.records) {
+    if (r.status != RunStatus::kOk) continue;
+    if (const auto per_step = metric->value(r))
+      values[{r.workload, r.variant}].push_back(*per_step);
+  }
+  std::map<WorkloadVariant, double> medians;
+  for (const auto& [which, per_step] : values) medians[which] = measure::summarize(per_step).median;
+  return medians;
+}
+
+}  // namespace
+
+bool page_faults_moved(double a_per_step, double b_per_step) {
+  const double fewer = std::min(a_per_step, b_per_step);
+  const double more = std::max(a_per_step, b_per_step);
+  return more - fewer >= kPageFaultShiftPerStep && more >= kPageFaultShiftFactor * fewer;
+}
 
 std::vector<PageFaultShift> page_fault_shifts(const std::vector<ComparisonResult>& comparisons) {
   std::vector<PageFaultShift> shifts;
@@ -13,9 +42,7 @@ std::vector<PageFaultShift> page_fault_shifts(const std::vector<ComparisonResult
     if (c.status != "ok" || c.comparison.label == "host_memory_reuse") continue;
     const auto* faults = c.metric("page_faults_per_step");
     if (faults == nullptr || faults->n_baseline == 0 || faults->n_variant == 0) continue;
-    const double fewer = std::min(faults->baseline_median, faults->variant_median);
-    const double more = std::max(faults->baseline_median, faults->variant_median);
-    if (more - fewer < kPageFaultShiftPerStep || more < kPageFaultShiftFactor * fewer) continue;
+    if (!page_faults_moved(faults->baseline_median, faults->variant_median)) continue;
     shifts.push_back({c.comparison.workload, c.comparison.label, faults->baseline_median,
                       faults->variant_median});
   }
@@ -43,6 +70,24 @@ std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts) {
                           format_number("%.0f", s.variant_per_step)});
   }
   return out.str();
+}
+
+std::vector<VariantPageFaultShift> variant_page_fault_shifts(const Results& before,
+                                                             const Results& after) {
+  const auto before_medians = page_fault_medians(before);
+  const auto after_medians = page_fault_medians(after);
+  std::vector<VariantPageFaultShift> shifts;
+  std::set<WorkloadVariant> listed;
+  for (const auto& r : before.records) {
+    const WorkloadVariant which{r.workload, r.variant};
+    const auto b = before_medians.find(which);
+    const auto a = after_medians.find(which);
+    if (b == before_medians.end() || a == after_medians.end() || !listed.insert(which).second)
+      continue;
+    if (page_faults_moved(b->second, a->second))
+      shifts.push_back({r.workload, r.variant, b->second, a->second});
+  }
+  return shifts;
 }
 
 }  // namespace speedbench::report

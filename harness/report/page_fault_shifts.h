@@ -24,6 +24,9 @@ namespace speedbench::report {
 inline constexpr double kPageFaultShiftPerStep = 1000;
 inline constexpr double kPageFaultShiftFactor = 2;
 
+// Whether two medians of page faults per step are that far apart.
+bool page_faults_moved(double a_per_step, double b_per_step);
+
 struct PageFaultShift {
   std::string workload;
   std::string technique;         // the comparison's label
@@ -39,5 +42,17 @@ std::vector<PageFaultShift> page_fault_shifts(const std::vector<ComparisonResult
 // A paragraph and a table of them for the report's "Measurement health", or "" where there are
 // none.
 std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts);
+
+// `compare`'s side: one (workload, variant) that both folders ran, whose page faults per step
+// moved between them (a build or machine that changed the allocations, even a little): part of
+// its after / before may be the allocator's.
+struct VariantPageFaultShift {
+  std::string workload, variant;
+  double before_per_step = 0;  // medians over the ok runs
+  double after_per_step = 0;
+};
+// In BEFORE's record order; none where a side did not count them.
+std::vector<VariantPageFaultShift> variant_page_fault_shifts(const Results& before,
+                                                             const Results& after);
 
 }  // namespace speedbench::report

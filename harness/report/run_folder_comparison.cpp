@@ -333,6 +333,7 @@ FolderComparison compare_folders(const Results& before, const Results& after,
   c.contention_after = cpu_contention_of_runs(after);
   c.flagged_before = flagged_runs(before.records);
   c.flagged_after = flagged_runs(after.records);
+  c.page_fault_shifts = variant_page_fault_shifts(before, after);
 
   const auto before_samples = samples_of(before, metric);
   const auto after_samples = samples_of(after, metric);

@@ -20,6 +20,7 @@
 #include "harness/report/comparisons.h"
 #include "harness/report/cpu_contention.h"
 #include "harness/report/machine_speed.h"
+#include "harness/report/page_fault_shifts.h"
 #include "harness/report/run_health.h"
 
 namespace speedbench::report {
@@ -91,6 +92,8 @@ struct FolderComparison {
   CpuContention contention_before, contention_after;
   // Each folder's runs that its report flags (run_health.h): a folder run on a loaded machine.
   FlaggedRuns flagged_before, flagged_after;
+  // Variants whose page faults per step moved between the folders (page_fault_shifts.h).
+  std::vector<VariantPageFaultShift> page_fault_shifts;
   std::vector<VariantChange> variants;               // in BEFORE's order
   std::vector<EffectChange> effects;                 // in BEFORE's plan order
   std::vector<std::string> only_before, only_after;  // "workload/variant"

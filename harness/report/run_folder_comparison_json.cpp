@@ -23,6 +23,13 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
   nlohmann::json identity = nlohmann::json::array();
   for (const auto& d : c.identity_differences)
     identity.push_back({{"key", d.key}, {"before", d.before}, {"after", d.after}});
+  nlohmann::json page_fault_shifts = nlohmann::json::array();
+  for (const auto& s : c.page_fault_shifts) {
+    page_fault_shifts.push_back({{"workload", s.workload},
+                                 {"variant", s.variant},
+                                 {"before_per_step", s.before_per_step},
+                                 {"after_per_step", s.after_per_step}});
+  }
   nlohmann::json variants = nlohmann::json::array();
   for (const auto& v : c.variants) {
     nlohmann::json j = {{"workload", v.workload},
@@ -93,6 +100,7 @@ nlohmann::json folder_comparison_json(const FolderComparison& c) {
           {"measurement_health",
            {{"before", flagged_runs_json(c.flagged_before)},
             {"after", flagged_runs_json(c.flagged_after)}}},
+          {"page_fault_shifts", page_fault_shifts},
           {"variants", variants},
           {"effects", effects},
           {"only_before", c.only_before},

@@ -165,6 +165,16 @@ std::string flagged_side_by_side(const FolderComparison& c) {
          flagged_runs_text(c.flagged_after);
 }
 
+// "resnet8/sync_avoidance 11 -> 1328": each variant whose page faults per step moved.
+std::vector<std::string> page_fault_shift_items(const FolderComparison& c) {
+  std::vector<std::string> items;
+  for (const auto& s : c.page_fault_shifts) {
+    items.push_back(s.workload + "/" + s.variant + " " + format_number("%.0f", s.before_per_step) +
+                    " -> " + format_number("%.0f", s.after_per_step));
+  }
+  return items;
+}
+
 // The first `most` items, and how many more.
 std::string first_items(const std::vector<std::string>& items, size_t most) {
   if (items.size() <= most) return joined(items, ", ");
@@ -195,6 +205,11 @@ std::string folder_comparison_console(const FolderComparison& c) {
       out << measure.console_label << ": " << spread << "\n";
   }
   out << "measurement health: " << flagged_side_by_side(c) << "\n";
+  if (!c.page_fault_shifts.empty()) {
+    out << "page faults per step moved (part of these variants' change may be the host "
+           "allocator's): "
+        << first_items(page_fault_shift_items(c), 8) << "\n";
+  }
   // The verdict and why, as one last cell: a reason is cut at 100 characters.
   auto verdict_cell = [](const std::string& verdict, const std::string& reason) {
     return reason.empty() ? verdict : verdict + ": " + reason.substr(0, 100);
@@ -292,6 +307,16 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   }
   out << "Measurement health (which runs and why: each folder's report): "
       << flagged_side_by_side(c) << ".\n\n";
+  if (!c.page_fault_shifts.empty()) {
+    out << "Page faults per step moved between the folders in these variants (medians at least "
+        << format_number("%.0f", kPageFaultShiftPerStep) << " apart and "
+        << format_number("%g", kPageFaultShiftFactor)
+        << "x): the host allocator gives memory back and takes it again each step on one side, "
+           "which a change of allocations, however small, can start or stop, so part of their "
+           "after / before may be the allocator's (runs with host_memory_reuse on both sides "
+           "leave it out): "
+        << joined(page_fault_shift_items(c), ", ") << ".\n\n";
+  }
   out << "## Variants, after / before\n\n";
   out << table_header({"workload", "variant", "ok runs before/after", "before median",
                        "after median", "after / before [95% CI]", "p", "q", "verdict", "notes"});
