@@ -182,8 +182,18 @@ int command_run_one(const RunOneArgs& args) {
 }
 
 int command_run_suite(const RunSuiteArgs& args) {
-  const auto suite =
-      load_suite(args.suite_path, SuiteSelection{args.only, args.exclude, args.repetitions});
+  nlohmann::json base_patch;
+  if (!args.base_patch.empty()) {
+    base_patch = nlohmann::json::parse(args.base_patch, nullptr, /*allow_exceptions=*/false);
+    if (base_patch.is_discarded()) {
+      throw ConfigError("command line", "--base",
+                        "got '" + args.base_patch +
+                            "', which is not JSON; expected a JSON object of TrainConfig fields, "
+                            "e.g. '{\"techniques\": {\"host_memory_reuse\": true}}'");
+    }
+  }
+  const auto suite = load_suite(
+      args.suite_path, SuiteSelection{args.only, args.exclude, args.repetitions, base_patch});
   if (args.plan) {  // before the device check: a GPU suite can be looked at anywhere
     std::printf("%s", suite_plan_text(suite, cuda_device_available()).c_str());
     return 0;

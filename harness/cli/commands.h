@@ -29,6 +29,7 @@ struct RunSuiteArgs {
   bool resume = false;
   std::vector<std::string> only, exclude;
   int64_t repetitions = 0;   // 0: the suite's
+  std::string base_patch;    // --base: a JSON merge patch on the suite's base ("" = none)
   double time_budget_s = 0;  // 0: none
   bool plan = false;         // print what would run (suite_plan_text.h), run nothing
 };

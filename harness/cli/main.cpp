@@ -161,6 +161,12 @@ CLI::App* add_run_command(CLI::App& app, speedbench::RunSuiteArgs& args,
       ->delimiter(',')
       ->needs(suite_option);
   command
+      ->add_option("--base", args.base_patch,
+                   "A JSON merge patch on the suite's base config, e.g. "
+                   "'{\"techniques\": {\"host_memory_reuse\": true}}' (workloads and toggles "
+                   "still override it)")
+      ->needs(suite_option);
+  command
       ->add_option("--repetitions", args.repetitions,
                    "Runs per variant instead of the suite's (1 to 1000)")
       ->check(CLI::Range(1, 1000))

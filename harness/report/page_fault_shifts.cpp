@@ -49,8 +49,14 @@ std::vector<PageFaultShift> page_fault_shifts(const std::vector<ComparisonResult
   return shifts;
 }
 
-std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts) {
+std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts,
+                                   const std::string& suite_file) {
   if (shifts.empty()) return "";
+  std::vector<std::string> techniques;
+  for (const auto& s : shifts) {
+    if (std::find(techniques.begin(), techniques.end(), s.technique) == techniques.end())
+      techniques.push_back(s.technique);
+  }
   std::ostringstream out;
   out << "\nThese variants fault in a very different number of fresh pages a step than their "
          "baselines (medians at least "
@@ -61,8 +67,10 @@ std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts) {
          "which moves with the process's allocation history and stops at 32 MiB). Every "
          "repetition repeats that, so the interval cannot show it: part of the ratio may be how "
          "the technique's allocations meet the allocator, not the technique. To measure the "
-         "technique alone, run both variants with host_memory_reuse on (as "
-         "suites/cpu-accumulation.json and suites/cpu-allocator.json do):\n\n"
+         "techniques alone, run them again with host_memory_reuse on in every variant, as "
+         "suites/cpu-accumulation.json and suites/cpu-allocator.json do: `speedbench run --suite "
+      << (suite_file.empty() ? "SUITE" : suite_file) << " --only " << joined(techniques, ",")
+      << " --base '{\"techniques\": {\"host_memory_reuse\": true}}'`.\n\n"
       << table_header({"workload", "technique", "page faults per step, baseline -> variant"});
   for (const auto& s : shifts) {
     out << table_row({s.workload, s.technique,

@@ -39,9 +39,11 @@ struct PageFaultShift {
 // count them (builds before 2026-12-07).
 std::vector<PageFaultShift> page_fault_shifts(const std::vector<ComparisonResult>& comparisons);
 
-// A paragraph and a table of them for the report's "Measurement health", or "" where there are
-// none.
-std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts);
+// A paragraph and a table of them for the report's "Measurement health", with the command that
+// reruns them with the allocator's effect taken out (`suite_file`: the plan's, or "" where the
+// records came without one), or "" where there are none.
+std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts,
+                                   const std::string& suite_file);
 
 // `compare`'s side: one (workload, variant) that both folders ran, whose page faults per step
 // moved between them (a build or machine that changed the allocations, even a little): part of

@@ -196,6 +196,27 @@ std::vector<Toggle> read_sweep(JsonObjectReader& in) {
   return toggles;
 }
 
+// --base merged into the file's base. The suite's description says so, and with it the report
+// and plan.json: the records' configs alone would show it only field by field.
+void apply_base_patch(Suite& suite, nlohmann::json& base_json, const nlohmann::json& patch) {
+  if (patch.is_null()) return;
+  if (!patch.is_object() || patch.empty()) {
+    throw ConfigError("command line", "--base",
+                      "got " + patch.dump() +
+                          "; expected a JSON object of TrainConfig fields, e.g. "
+                          "'{\"techniques\": {\"host_memory_reuse\": true}}'");
+  }
+  if (patch.contains("device")) {
+    throw ConfigError("command line", "--base",
+                      "sets device; a suite's device is its own (\"" + suite.device +
+                          "\"): run a suite of the other device instead");
+  }
+  base_json.merge_patch(patch);
+  suite.base_patch = patch.dump();
+  suite.description += std::string(suite.description.empty() ? "" : " ") +
+                       "Run with its base changed by --base " + suite.base_patch + ".";
+}
+
 }  // namespace
 
 Suite suite_from_json(const nlohmann::json& json, const std::string& file,
@@ -220,15 +241,23 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
     in.fail("base", "device " + base_json["device"].dump() + " differs from the suite's device \"" +
                         suite.device + "\"; set the suite's \"device\" instead");
   }
+  apply_base_patch(suite, base_json, selection.base_patch);
   base_json["device"] = suite.device;
-  const auto workloads = read_workloads(in, base_json);
-
-  std::vector<Toggle> toggles;
-  if (is_technique_design(suite.design)) toggles = read_technique_toggles(in, workloads);
-  if (suite.design == "grid") toggles = read_variants(in, workloads);
-  if (suite.design == "scaling") toggles = read_sweep(in);
-  in.reject_unknown_keys();  // also rejects keys that belong to another design
-  expand_suite(suite, workloads, std::move(toggles), selection, order);
+  // An error in a variant's config may come from --base rather than the file: say it was in play.
+  try {
+    const auto workloads = read_workloads(in, base_json);
+    std::vector<Toggle> toggles;
+    if (is_technique_design(suite.design)) toggles = read_technique_toggles(in, workloads);
+    if (suite.design == "grid") toggles = read_variants(in, workloads);
+    if (suite.design == "scaling") toggles = read_sweep(in);
+    in.reject_unknown_keys();  // also rejects keys that belong to another design
+    expand_suite(suite, workloads, std::move(toggles), selection, order);
+  } catch (const ConfigError& e) {
+    if (suite.base_patch.empty() || e.message().find("--base") != std::string::npos) throw;
+    throw ConfigError(
+        e.file(), e.field(),
+        e.message() + " (in the suite as --base " + suite.base_patch + " changed it)");
+  }
   return suite;
 }
 

@@ -68,16 +68,21 @@ struct Suite {
   std::vector<SuiteVariant> variants;
   std::vector<Comparison> comparisons;
   std::vector<PlannedRun> plan;
+  std::string base_patch;  // --base as given (compact JSON), or "" where the file's base ran
 };
 
 // What of a suite to run, and how often. --only / --exclude: technique ids (one_at_a_time,
 // leave_one_out) or variant names (grid, scaling) to keep or drop; a workload's baseline runs
 // where something is left to compare with it (a workload nothing applies to is left out).
 // --repetitions: runs per variant instead of the file's (0: the file's).
+// --base: a JSON merge patch on the file's base config (null: none), which the workloads'
+// configs and the toggles still override: `--base '{"techniques": {"host_memory_reuse": true}}'`
+// runs a suite with the host allocator's effect taken out of every variant (page_fault_shifts.h).
 struct SuiteSelection {
   std::vector<std::string> only;
   std::vector<std::string> exclude;
   int64_t repetitions = 0;
+  nlohmann::json base_patch = nullptr;
 };
 
 // Loads and validates a suite: every variant's config is checked before anything runs.
