@@ -36,6 +36,11 @@ bool page_faults_moved(double a_per_step, double b_per_step) {
   return more - fewer >= kPageFaultShiftPerStep && more >= kPageFaultShiftFactor * fewer;
 }
 
+std::string page_faults_moved_criterion() {
+  return "medians at least " + format_number("%.0f", kPageFaultShiftPerStep) + " apart and " +
+         format_number("%g", kPageFaultShiftFactor) + "x";
+}
+
 std::vector<PageFaultShift> page_fault_shifts(const std::vector<ComparisonResult>& comparisons) {
   std::vector<PageFaultShift> shifts;
   for (const auto& c : comparisons) {
@@ -59,10 +64,9 @@ std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts,
   }
   std::ostringstream out;
   out << "\nThese variants fault in a very different number of fresh pages a step than their "
-         "baselines (medians at least "
-      << format_number("%.0f", kPageFaultShiftPerStep) << " apart and "
-      << format_number("%g", kPageFaultShiftFactor)
-      << "x): on one side the host allocator gives memory back to the kernel and takes it again "
+         "baselines ("
+      << page_faults_moved_criterion()
+      << "): on one side the host allocator gives memory back to the kernel and takes it again "
          "each step (glibc's malloc maps a block afresh when it is above its mmap threshold, "
          "which moves with the process's allocation history and stops at 32 MiB). Every "
          "repetition repeats that, so the interval cannot show it: part of the ratio may be how "

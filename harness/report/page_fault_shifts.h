@@ -26,6 +26,8 @@ inline constexpr double kPageFaultShiftFactor = 2;
 
 // Whether two medians of page faults per step are that far apart.
 bool page_faults_moved(double a_per_step, double b_per_step);
+// The criterion in words, as the report and compare state it: "medians at least 1000 apart and 2x".
+std::string page_faults_moved_criterion();
 
 struct PageFaultShift {
   std::string workload;

@@ -308,10 +308,9 @@ std::string folder_comparison_markdown(const FolderComparison& c) {
   out << "Measurement health (which runs and why: each folder's report): "
       << flagged_side_by_side(c) << ".\n\n";
   if (!c.page_fault_shifts.empty()) {
-    out << "Page faults per step moved between the folders in these variants (medians at least "
-        << format_number("%.0f", kPageFaultShiftPerStep) << " apart and "
-        << format_number("%g", kPageFaultShiftFactor)
-        << "x): the host allocator gives memory back and takes it again each step on one side, "
+    out << "Page faults per step moved between the folders in these variants ("
+        << page_faults_moved_criterion()
+        << "): the host allocator gives memory back and takes it again each step on one side, "
            "which a change of allocations, however small, can start or stop, so part of their "
            "after / before may be the allocator's (runs with host_memory_reuse on both sides "
            "leave it out): "
