@@ -14,25 +14,31 @@ namespace {
 
 using speedbench::testing::synthetic_folder;
 using speedbench::testing::synthetic_record;
-using speedbench::testing::synthetic_runs;
 using speedbench::testing::TempDir;
 
-// Three repetitions of workload `workload`: its baseline faulting `baseline_per_step` pages a
-// step, each variant of `variants` its own number.
+// Three repetitions of `variant` on `workload`, each faulting `per_step` pages a step (none
+// counted where it is negative, as by a build before the count).
+std::vector<Record> runs_faulting(const std::string& workload, const std::string& variant,
+                                  double per_step) {
+  constexpr int64_t kSteps = 10;
+  std::vector<Record> runs;
+  for (int rep = 0; rep < 3; ++rep) {
+    auto r = synthetic_record(workload, variant, rep, 100, 1000);
+    r.metrics.measured_steps = kSteps;
+    if (per_step >= 0) r.metrics.minor_page_faults = static_cast<int64_t>(per_step * kSteps);
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+// A workload's baseline, faulting `baseline_per_step` pages a step, and each variant of
+// `variants` its own number, appended to `path`.
 void append_runs(const std::string& path, const std::string& workload, double baseline_per_step,
                  const std::vector<std::pair<std::string, double>>& variants) {
-  constexpr int64_t kSteps = 10;
-  for (int rep = 0; rep < 3; ++rep) {
-    auto baseline = synthetic_record(workload, "baseline", rep, 100, 1000);
-    baseline.metrics.measured_steps = kSteps;
-    baseline.metrics.minor_page_faults = static_cast<int64_t>(baseline_per_step * kSteps);
-    append_record(path, baseline);
-    for (const auto& [variant, per_step] : variants) {
-      auto r = synthetic_record(workload, variant, rep, 100, 1000);
-      r.metrics.measured_steps = kSteps;
-      r.metrics.minor_page_faults = static_cast<int64_t>(per_step * kSteps);
-      append_record(path, r);
-    }
+  for (const auto& r : runs_faulting(workload, "baseline", baseline_per_step))
+    append_record(path, r);
+  for (const auto& [variant, per_step] : variants) {
+    for (const auto& r : runs_faulting(workload, variant, per_step)) append_record(path, r);
   }
 }
 
@@ -101,26 +107,17 @@ TEST(PageFaultShiftsTest, AReportWithoutSuchComparisonsSaysNothingOfThem) {
   EXPECT_TRUE(summary_json({results, comparisons, {}, {}})["page_fault_shifts"].empty());
 }
 
-// Three runs of `variant` at 100 samples/s, each faulting `per_step` pages a step (none counted
-// where it is negative, as by a build before the count).
-std::vector<Record> runs_faulting(const std::string& variant, double per_step) {
-  auto runs = synthetic_runs(variant, {100, 100, 100});
-  for (auto& r : runs) {
-    r.metrics.measured_steps = 10;
-    if (per_step >= 0) r.metrics.minor_page_faults = static_cast<int64_t>(per_step * 10);
-  }
-  return runs;
-}
-
 TEST(PageFaultShiftsTest, CompareNamesTheVariantsWhoseFaultsMovedBetweenTheFolders) {
-  const auto before = synthetic_folder(
-      "before", {runs_faulting("baseline", 11), runs_faulting("sync_avoidance", 11),
-                 runs_faulting("host_memory_reuse", 5000), runs_faulting("amp", 3000),
-                 runs_faulting("old", -1)});
-  const auto after = synthetic_folder(
-      "after", {runs_faulting("baseline", 11), runs_faulting("sync_avoidance", 1328),
-                runs_faulting("host_memory_reuse", 0), runs_faulting("amp", 2000),
-                runs_faulting("old", 5000)});
+  const auto folder = [](const std::string& name, const std::vector<double>& per_step) {
+    const std::vector<std::string> variants = {"baseline", "sync_avoidance", "host_memory_reuse",
+                                               "amp", "old"};
+    std::vector<std::vector<Record>> runs;
+    for (size_t i = 0; i < variants.size(); ++i)
+      runs.push_back(runs_faulting("w", variants[i], per_step[i]));
+    return synthetic_folder(name, runs);
+  };
+  const auto before = folder("before", {11, 11, 5000, 3000, -1});
+  const auto after = folder("after", {11, 1328, 0, 2000, 5000});
   const auto c = compare_folders(before, after, *find_metric("throughput"), 0.05);
   // amp: 1000 fewer but not half; old: not counted before.
   ASSERT_EQ(c.page_fault_shifts.size(), 2u);

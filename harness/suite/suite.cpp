@@ -253,7 +253,7 @@ Suite suite_from_json(const nlohmann::json& json, const std::string& file,
     in.reject_unknown_keys();  // also rejects keys that belong to another design
     expand_suite(suite, workloads, std::move(toggles), selection, order);
   } catch (const ConfigError& e) {
-    if (suite.base_patch.empty() || e.message().find("--base") != std::string::npos) throw;
+    if (suite.base_patch.empty()) throw;
     throw ConfigError(
         e.file(), e.field(),
         e.message() + " (in the suite as --base " + suite.base_patch + " changed it)");

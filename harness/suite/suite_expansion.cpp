@@ -117,15 +117,12 @@ class SuiteBuilder {
     const bool on_after = info->is_on(variant);
     if (on_before == on_after || on_after == toggle.turns_off) {
       const bool patched_on = !suite_.base_patch.empty() && on_before && !toggle.turns_off;
-      throw ConfigError(suite_.file, toggle.source,
-                        std::string("on workload ") + workload.name + " this config leaves " +
-                            info->id + " " + (on_before ? "on" : "off") + " (" +
-                            info->config_field + "); expected it to turn it " +
-                            (toggle.turns_off ? "off" : "on") +
-                            (patched_on ? "; --base turns it on in every variant: leave this "
-                                          "toggle out with --exclude " +
-                                              toggle.name
-                                        : ""));
+      throw ConfigError(
+          suite_.file, toggle.source,
+          std::string("on workload ") + workload.name + " this config leaves " + info->id + " " +
+              (on_before ? "on" : "off") + " (" + info->config_field +
+              "); expected it to turn it " + (toggle.turns_off ? "off" : "on") +
+              (patched_on ? "; leave this toggle out with --exclude " + toggle.name : ""));
     }
   }
 
