@@ -1,5 +1,6 @@
 // The report's list of comparisons whose page faults moved with the variant: which comparisons it
-// names (far more or far fewer faults a step, not host_memory_reuse's own), and where the
+// names (far more or far fewer faults a step, not host_memory_reuse's own; those whose baseline
+// kept the heap apart, with no rerun offered), and where the
 // markdown, summary.json and the console's summary carry it; and `compare`'s list of variants
 // whose page faults moved between two folders.
 #include <gtest/gtest.h>
@@ -59,8 +60,9 @@ TEST(PageFaultShiftsTest, NamesTheComparisonsWhoseFaultsPerStepMovedByThousandsA
 
   const auto results = load_results(dir.path().string());
   const auto comparisons = compare(results);
-  const auto shifts = page_fault_shifts(comparisons);
+  const auto shifts = page_fault_shifts(results, comparisons);
   ASSERT_EQ(shifts.size(), 3u);
+  for (const auto& s : shifts) EXPECT_FALSE(s.heap_kept);
   EXPECT_EQ(shifts[0].workload, "lstm");
   EXPECT_EQ(shifts[0].technique, "grad_accumulation");
   EXPECT_DOUBLE_EQ(shifts[0].baseline_per_step, 10400);
@@ -94,12 +96,48 @@ TEST(PageFaultShiftsTest, NamesTheComparisonsWhoseFaultsPerStepMovedByThousandsA
   EXPECT_DOUBLE_EQ(summary["page_fault_shifts"][0]["variant_per_step"].get<double>(), 22);
 }
 
+// Where the baseline kept freed host memory (the CPU presets' base), glibc mapped nothing afresh:
+// the report says the faults come from elsewhere and offers no rerun with host_memory_reuse.
+TEST(PageFaultShiftsTest, FaultsThatMovedWithTheHeapKeptAreNotBlamedOnTheMmapThreshold) {
+  TempDir dir;
+  const auto path = dir.file("runs.jsonl");
+  for (auto r : runs_faulting("resnet", "baseline", 4)) {
+    r.techniques_on = {"host_memory_reuse"};
+    append_record(path, r);
+  }
+  for (auto r : runs_faulting("resnet", "max_batch", 1500)) {
+    r.techniques_on = {"host_memory_reuse", "max_batch"};
+    append_record(path, r);
+  }
+  append_runs(path, "lstm", 10400, {{"grad_accumulation", 22}});
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  const auto shifts = page_fault_shifts(results, comparisons);
+  ASSERT_EQ(shifts.size(), 2u);
+  EXPECT_EQ(shifts[0].technique, "max_batch");
+  EXPECT_TRUE(shifts[0].heap_kept);
+  EXPECT_FALSE(shifts[1].heap_kept);
+
+  const auto text = page_fault_shifts_text(shifts, "s.json");
+  const auto kept = text.find("although the baselines kept freed host memory");
+  ASSERT_NE(kept, std::string::npos) << text;
+  EXPECT_NE(text.find("| resnet | max_batch | 4 -> 1500 |", kept), std::string::npos) << text;
+  // The rerun names only the comparison whose baseline ran with glibc's defaults.
+  EXPECT_NE(text.find("--only grad_accumulation --base"), std::string::npos) << text;
+  EXPECT_LT(text.find("| lstm | grad_accumulation | 10400 -> 22 |"), kept) << text;
+  EXPECT_EQ(text.find("max_batch --base"), std::string::npos) << text;
+
+  const auto summary = summary_json({results, comparisons, {}, {}});
+  EXPECT_TRUE(summary["page_fault_shifts"][0]["heap_kept"].get<bool>());
+  EXPECT_FALSE(summary["page_fault_shifts"][1]["heap_kept"].get<bool>());
+}
+
 TEST(PageFaultShiftsTest, AReportWithoutSuchComparisonsSaysNothingOfThem) {
   TempDir dir;
   append_runs(dir.file("runs.jsonl"), "resnet", 98, {{"channels_last", 8}});
   const auto results = load_results(dir.path().string());
   const auto comparisons = compare(results);
-  EXPECT_TRUE(page_fault_shifts(comparisons).empty());
+  EXPECT_TRUE(page_fault_shifts(results, comparisons).empty());
   EXPECT_EQ(page_fault_shifts_text({}, "s.json"), "");
   const auto markdown = markdown_report({results, comparisons, {}, {}});
   EXPECT_EQ(markdown.find("fresh pages a step"), std::string::npos) << markdown;

@@ -17,8 +17,8 @@ std::string health_line(const Results& results) {
 
 // "page faults moved with the variant in 2 comparisons (resnet8 sync_avoidance, ...): ...", or ""
 // where none did.
-std::string page_fault_shifts_line(const std::vector<ComparisonResult>& comparisons) {
-  const auto shifts = page_fault_shifts(comparisons);
+std::string page_fault_shifts_line(const ReportInputs& in) {
+  const auto shifts = page_fault_shifts(in.results, in.comparisons);
   if (shifts.empty()) return "";
   std::vector<std::string> names;
   for (const auto& s : shifts) names.push_back(s.workload + " " + s.technique);
@@ -49,7 +49,7 @@ std::string console_summary(const ReportInputs& in) {
   return console_table(rows) +
          "q: the throughput ratio's p-value adjusted over the report's comparisons "
          "(Benjamini-Hochberg)\n" +
-         health_line(in.results) + page_fault_shifts_line(in.comparisons);
+         health_line(in.results) + page_fault_shifts_line(in);
 }
 
 }  // namespace speedbench::report

@@ -7,7 +7,7 @@
 // mechanism, the same way in every repetition: 4-way accumulation on the CPU reference's
 // character LSTM was 1.26x with glibc's defaults and 0.965x with host_memory_reuse in both
 // variants (results/reference/cpu-accumulation/). The report lists them under "Measurement
-// health". Torch-free.
+// health", those whose baseline kept the heap (host_memory_reuse) apart. Torch-free.
 #pragma once
 
 #include <string>
@@ -34,12 +34,17 @@ struct PageFaultShift {
   std::string technique;         // the comparison's label
   double baseline_per_step = 0;  // medians over the ok runs
   double variant_per_step = 0;
+  // The baseline's runs kept freed host memory (host_memory_reuse, as the CPU presets' base
+  // has it): glibc mapped no block afresh, so the faults came from elsewhere, and a rerun with
+  // host_memory_reuse would change nothing.
+  bool heap_kept = false;
 };
 
 // The ok comparisons whose medians of page faults per step moved that much, in report order;
 // none for host_memory_reuse itself, whose mechanism the faults are, or for records that did not
-// count them (builds before 2026-12-07).
-std::vector<PageFaultShift> page_fault_shifts(const std::vector<ComparisonResult>& comparisons);
+// count them (builds before 2026-12-07). `results` are the comparisons' records.
+std::vector<PageFaultShift> page_fault_shifts(const Results& results,
+                                              const std::vector<ComparisonResult>& comparisons);
 
 // A paragraph and a table of them for the report's "Measurement health", with the command that
 // reruns them with the allocator's effect taken out (`suite_file`: the plan's, or "" where the

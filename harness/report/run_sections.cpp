@@ -191,7 +191,7 @@ std::string health_section(const ReportInputs& in) {
   if (flagged > 0)
     out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
   out << cpu_contention_spread(in.results) << machine_speed_spread(in.results)
-      << page_fault_shifts_text(page_fault_shifts(in.comparisons),
+      << page_fault_shifts_text(page_fault_shifts(in.results, in.comparisons),
                                 in.results.plan.is_null() ? "" : in.results.plan.value("file", ""));
   if (!few.str().empty()) {
     out << "\nFewer than " << kMinRunsPerSide

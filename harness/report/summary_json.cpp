@@ -102,11 +102,12 @@ nlohmann::json summary_json(const ReportInputs& in) {
   }
   // As the report's list under "Measurement health": comparisons whose page faults moved.
   nlohmann::json fault_shifts = nlohmann::json::array();
-  for (const auto& s : page_fault_shifts(in.comparisons)) {
+  for (const auto& s : page_fault_shifts(in.results, in.comparisons)) {
     fault_shifts.push_back({{"workload", s.workload},
                             {"technique", s.technique},
                             {"baseline_per_step", s.baseline_per_step},
-                            {"variant_per_step", s.variant_per_step}});
+                            {"variant_per_step", s.variant_per_step},
+                            {"heap_kept", s.heap_kept}});
   }
   const auto& first = in.results.records.front();
   const auto contention = cpu_contention_of_runs(in.results);
