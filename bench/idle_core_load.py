@@ -5,9 +5,14 @@ the run's idle cores, harness/report/run_health.cpp)
 A one-thread ResNet-8 `speedbench run-one` alone, then beside a busy loop, back to back, for
 --pairs repetitions (seed r on both sides), on a machine with 2 or more cores: once as the
 scheduler places them ("unpinned") and once with the run on the first CPU this process may use
-and the loop on the second ("pinned apart"). Prints, for each, the ratio of throughput beside
-the loop to alone (the geometric mean of the pairs' ratios, Student-t 95% interval, as the report
-pairs a suite's runs) and the records' other_processes_busy_cores and cpu_wait_threads medians.
+and the loop on the second ("pinned apart"), and, where this process may make a cgroup (root, a
+cgroup v1 cpu hierarchy or v2 with the cpu controller), once with the run in a cgroup of 1 core's
+CPU quota and the loop outside it ("1-core quota": the report's other-load flag counts the cores
+beyond a run's quota as spare, since other load there takes nothing from it). Prints, for each,
+the ratio of throughput beside the loop to alone (the geometric mean of the pairs' ratios,
+Student-t 95% interval, as the report pairs a suite's runs), the records'
+other_processes_busy_cores and cpu_wait_threads medians, and how many runs beside the loop the
+report's health check flagged for other load (run-one's summary line names its flags).
 Usage: idle_core_load.py [--pairs 8] [--build build/default]
 """
 import argparse
@@ -30,15 +35,43 @@ def pinned(cpu, command):
     return ["taskset", "-c", str(cpu)] + command if cpu is not None else command
 
 
-def run_one(speedbench, config_path, records, cpu):
-    subprocess.run(pinned(cpu, [speedbench, "run-one", "--config", config_path, "--records",
-                                records, "--quiet", "--brief"]),
-                   check=True, stdout=subprocess.DEVNULL)
+def quota_cgroup():
+    """A new cgroup of 1 core's CPU quota: the path of its cgroup.procs, or (None, why not)."""
+    for folder, quota_files in (
+            ("/sys/fs/cgroup/cpu", {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "100000"}),
+            ("/sys/fs/cgroup", {"cpu.max": "100000 100000"})):
+        if not os.path.exists(os.path.join(folder, "cgroup.procs")):
+            continue
+        group = os.path.join(folder, f"speedbench-idle-core-{os.getpid()}")
+        try:
+            os.mkdir(group)
+            for name, value in quota_files.items():
+                with open(os.path.join(group, name), "w") as f:
+                    f.write(value)
+            return os.path.join(group, "cgroup.procs"), None
+        except OSError as error:
+            if os.path.isdir(group):
+                os.rmdir(group)
+            return None, f"cannot make a cgroup with a CPU quota under {folder}: {error.strerror}"
+    return None, "no cgroup cpu hierarchy under /sys/fs/cgroup"
+
+
+def in_cgroup(procs, command):
+    """`command` run as a member of the cgroup whose cgroup.procs is `procs`."""
+    return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', procs] + command if procs else command
+
+
+def run_one(speedbench, config_path, records, cpu, cgroup_procs=None):
+    summary = subprocess.run(in_cgroup(cgroup_procs, pinned(cpu, [speedbench, "run-one", "--config",
+                                                                  config_path, "--records", records,
+                                                                  "--quiet", "--brief"])),
+                             check=True, capture_output=True, text=True).stdout
     with open(records) as f:
         record = json.loads(f.read().splitlines()[-1])
     if record["status"] != "ok":
         sys.exit(f"idle_core_load.py: a run ended {record['status']}: {record['message']}")
-    return record["metrics"]
+    # The summary line names the report's health flags: "...; flagged: other load: 1.00 cores busy"
+    return {**record["metrics"], "flagged_other_load": "flagged: other load" in summary}
 
 
 def main():
@@ -52,31 +85,42 @@ def main():
         sys.exit("idle_core_load.py: needs 2 or more usable cores and --pairs 2 or more")
     work = tempfile.mkdtemp(prefix="speedbench-idle-core-")
     print("| placement | alone samples/s | beside the loop samples/s | ratio [95% CI] | "
-          "other load (cores) | threads waiting for a CPU |\n|---|---|---|---|---|---|")
-    for placement, run_cpu, loop_cpu in (("unpinned", None, None),
-                                         ("pinned apart", cpus[0], cpus[1])):
-        alone, beside = [], []
-        for rep in range(args.pairs):
-            config_path = os.path.join(work, "config.json")
-            with open(config_path, "w") as f:
-                json.dump({**config_for(RESNET8, 64, 60, None, rep), "threads": 1}, f)
-            records = os.path.join(work, "runs.jsonl")
-            alone.append(run_one(speedbench, config_path, records, run_cpu))
-            loop = subprocess.Popen(pinned(loop_cpu, BUSY_LOOP))
-            try:
-                beside.append(run_one(speedbench, config_path, records, run_cpu))
-            finally:
-                loop.kill()
-                loop.wait()
-        throughput = lambda runs: [m["samples_per_s"] for m in runs]
-        median = lambda runs, key: float(np.median([m[key] for m in runs]))
-        ratio, low, high = paired_ratio(throughput(beside), throughput(alone))
-        print(f"| {placement} | {np.median(throughput(alone)):.0f} | "
-              f"{np.median(throughput(beside)):.0f} | {ratio:.3f}x [{low:.3f}, {high:.3f}] | "
-              f"{median(alone, 'other_processes_busy_cores'):.2f} -> "
-              f"{median(beside, 'other_processes_busy_cores'):.2f} | "
-              f"{median(alone, 'cpu_wait_threads'):.3f} -> {median(beside, 'cpu_wait_threads'):.3f} |",
-              flush=True)
+          "other load (cores) | beside the loop, flagged for other load | threads waiting for a CPU |\n"
+          "|---|---|---|---|---|---|---|")
+    cgroup_procs, no_cgroup = quota_cgroup()
+    placements = [("unpinned", None, None, None), ("pinned apart", cpus[0], cpus[1], None)]
+    if cgroup_procs:
+        placements.append(("1-core quota", None, None, cgroup_procs))
+    try:
+        for placement, run_cpu, loop_cpu, procs in placements:
+            alone, beside = [], []
+            for rep in range(args.pairs):
+                config_path = os.path.join(work, "config.json")
+                with open(config_path, "w") as f:
+                    json.dump({**config_for(RESNET8, 64, 60, None, rep), "threads": 1}, f)
+                records = os.path.join(work, "runs.jsonl")
+                alone.append(run_one(speedbench, config_path, records, run_cpu, procs))
+                loop = subprocess.Popen(pinned(loop_cpu, BUSY_LOOP))
+                try:
+                    beside.append(run_one(speedbench, config_path, records, run_cpu, procs))
+                finally:
+                    loop.kill()
+                    loop.wait()
+            throughput = lambda runs: [m["samples_per_s"] for m in runs]
+            median = lambda runs, key: float(np.median([m[key] for m in runs]))
+            ratio, low, high = paired_ratio(throughput(beside), throughput(alone))
+            print(f"| {placement} | {np.median(throughput(alone)):.0f} | "
+                  f"{np.median(throughput(beside)):.0f} | {ratio:.3f}x [{low:.3f}, {high:.3f}] | "
+                  f"{median(alone, 'other_processes_busy_cores'):.2f} -> "
+                  f"{median(beside, 'other_processes_busy_cores'):.2f} | "
+                  f"{sum(m['flagged_other_load'] for m in beside)} of {len(beside)} | "
+                  f"{median(alone, 'cpu_wait_threads'):.3f} -> {median(beside, 'cpu_wait_threads'):.3f} |",
+                  flush=True)
+    finally:
+        if cgroup_procs:
+            os.rmdir(os.path.dirname(cgroup_procs))  # its runs have ended
+    if not cgroup_procs:
+        print(f"(no 1-core quota row: {no_cgroup})")
 
 
 if __name__ == "__main__":

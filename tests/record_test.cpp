@@ -1,5 +1,6 @@
 // Records: every field survives a JSON round trip, and the records file is line-atomic.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <fstream>
 #include <string>
@@ -178,10 +179,16 @@ TEST(RecordTest, MissingTargetIsNullAndStaysUnset) {
 TEST(RecordTest, EnvironmentNamesTheMachineAndTheBuild) {
   const auto env = collect_environment();
   for (const auto* key :
-       {"host", "cpu_model", "cpu_cores", "cpu_cores_usable", "torch_threads", "os", "compiler",
-        "build_type", "libtorch_version", "cuda_available", "git_commit"}) {
+       {"host", "cpu_model", "cpu_cores", "cpu_cores_usable", "cpu_cores_affinity", "torch_threads",
+        "os", "compiler", "build_type", "libtorch_version", "cuda_available", "git_commit"}) {
     EXPECT_TRUE(env.contains(key)) << key;
   }
+  // The CPUs the other-load measure counts: the affinity mask's, no fewer than the usable cores
+  // (which a cgroup quota may make fewer).
+  cpu_set_t affinity;
+  ASSERT_EQ(sched_getaffinity(0, sizeof affinity, &affinity), 0);
+  EXPECT_EQ(env["cpu_cores_affinity"].get<int64_t>(), CPU_COUNT(&affinity));
+  EXPECT_GE(env["cpu_cores_affinity"].get<int64_t>(), env["cpu_cores_usable"].get<int64_t>());
   EXPECT_EQ(env["libtorch_version"], "2.11.0");
   EXPECT_FALSE(env["aten_cpu_capability"].get<std::string>().empty());
   EXPECT_EQ(env["git_commit"], build_git_commit()) << "the binary's commit, not the tree's now";
@@ -260,7 +267,9 @@ TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
       {"/environment/machine_at_start"_json_pointer, 5,
        "record field 'environment.machine_at_start' is 5 (expected an object)"},
       {"/environment/torch_threads"_json_pointer, "x",
-       "record field 'environment.torch_threads' is \"x\" (expected a whole number)"}};
+       "record field 'environment.torch_threads' is \"x\" (expected a whole number)"},
+      {"/environment/cpu_cores_affinity"_json_pointer, 1.5,
+       "record field 'environment.cpu_cores_affinity' is 1.5 (expected a whole number)"}};
   for (const auto& [field, value, expected] : cases) {
     auto json = record_to_json(full_record());
     json[field] = value;

@@ -325,6 +325,43 @@ TEST(MeasurementHealthTest, OtherLoadIsFlaggedOnlyBeyondTheCoresTheRunLeftIdle) 
                 "other load at start: 7.00 cores busy, more than the 6 cores the run left idle"}));
 }
 
+// A cgroup CPU quota (docker --cpus, a Kubernetes limit) lets the run use fewer cores than its
+// affinity mask names, and the other-load measure counts them all: load on the others takes
+// nothing from it (a one-thread ResNet-8 run under a 1-core quota on 2 cores, beside a busy loop
+// outside its cgroup: bench/idle_core_load.py), so only load beyond them is flagged.
+TEST(MeasurementHealthTest, OtherLoadOnTheCoresBeyondTheRunsCpuQuotaIsNotFlagged) {
+  auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
+  record.environment["torch_threads"] = 1;
+  record.environment["cpu_cores"] = 2;
+  record.environment["cpu_cores_usable"] = 1;
+  record.metrics.other_processes_busy_cores = 1.0;
+  // A record before cpu_cores_affinity: the quota's other core is not known to be spare.
+  EXPECT_EQ(report::run_health_flag_texts(record),
+            (std::vector<std::string>{"other load: 1.00 cores busy"}));
+  record.environment["cpu_cores_affinity"] = 2;
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+  record.metrics.other_processes_busy_cores = 1.3;
+  EXPECT_EQ(report::run_health_flag_texts(record),
+            (std::vector<std::string>{"other load: 1.30 cores busy, more than the 1 core the run "
+                                      "left idle (1 beyond its CPU quota)"}));
+  // 4 threads under a 4-core quota on a 64-core host: the other 60 are the host's.
+  record.environment["torch_threads"] = 4;
+  record.environment["cpu_cores"] = 64;
+  record.environment["cpu_cores_affinity"] = 64;
+  record.environment["cpu_cores_usable"] = 4;
+  record.metrics.other_processes_busy_cores = 41.5;
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+  record.metrics.other_processes_busy_cores = 60.5;
+  EXPECT_EQ(report::run_health_flag_texts(record),
+            (std::vector<std::string>{"other load: 60.50 cores busy, more than the 60 cores the "
+                                      "run left idle (60 beyond its CPU quota)"}));
+  // taskset to 4 of the 64 CPUs: the measure counts only those 4, and so does the flag.
+  record.environment["cpu_cores_affinity"] = 4;
+  record.metrics.other_processes_busy_cores = 0.6;
+  EXPECT_EQ(report::run_health_flag_texts(record),
+            (std::vector<std::string>{"other load: 0.60 cores busy"}));
+}
+
 TEST(MeasurementHealthTest, IdleCoresAreTheUsableOnesNoThreadOrWorkerOfTheRunFills) {
   using measure::idle_cores_left;
   EXPECT_EQ(idle_cores_left(1, 1, 0, 2), 1);

@@ -1,7 +1,9 @@
 // How many cores other processes kept busy while a run trained: the busy CPU time of the cores
 // the run may use (the /proc/stat lines of the CPUs in its affinity mask: a run pinned with
-// taskset is not flagged for load on the other cores) over the interval, less the run's own
-// (this process's threads, from its CPU clock, and a DDP run's other ranks on this machine), per
+// taskset is not flagged for load on the other cores; a container's CPU quota leaves the mask
+// whole, and the report counts the cores beyond the quota as spare by
+// environment.cpu_cores_affinity) over the interval, less the run's own (this process's threads,
+// from its CPU clock, and a DDP run's other ranks on this machine), per
 // second of wall time. It replaces a 250 ms sample of the whole machine taken while the run slept
 // before it started (a quarter of a one-step run's time) and sees load that arrives mid-run
 // too. A process that competes for the run's cores shows at the share it got (one busy loop

@@ -30,22 +30,37 @@ int64_t usable_cores(const Record& r) {
   return r.environment.value("cpu_cores_usable", r.environment.value("cpu_cores", int64_t{0}));
 }
 
+// The cores of the run's affinity mask its cgroup CPU quota keeps it from using (a container of 4
+// cores' quota on a 64-core host: 60), which the other-load measure counts and others may keep
+// busy without taking anything from the run; 0 without a quota, or in records before
+// cpu_cores_affinity.
+int64_t cores_beyond_the_quota(const Record& r) {
+  return std::max(int64_t{0},
+                  r.environment.value("cpu_cores_affinity", int64_t{0}) - usable_cores(r));
+}
+
 // Other processes' load (measured over the training, or an older record's sample before it)
-// beyond the cores the run's threads left idle, which it could take without slowing the run.
+// beyond the cores the run's threads left idle or its CPU quota kept it from, which it could take
+// without slowing the run.
 std::optional<HealthFlag> other_load_flag(const Record& r, const nlohmann::json& state) {
   const bool measured_in_training = r.metrics.other_processes_busy_cores.has_value();
   const double busy =
       measured_in_training ? *r.metrics.other_processes_busy_cores : state.value("busy_cores", 0.0);
-  const int64_t idle = measure::idle_cores_left(
+  const auto techniques = r.config.value("techniques", nlohmann::json::object());
+  const int64_t threads_left_idle = measure::idle_cores_left(
       r.environment.value("torch_threads", int64_t{0}), r.metrics.distributed.world_size,
-      r.config.value("techniques", nlohmann::json::object()).value("loader_workers", int64_t{0}),
-      usable_cores(r));
+      techniques.value("loader_workers", int64_t{0}), usable_cores(r));
+  const int64_t beyond_quota = cores_beyond_the_quota(r);
+  const int64_t idle = threads_left_idle + beyond_quota;
   if (busy <= static_cast<double>(idle) + kBusyCoresOfOthers) return std::nullopt;
   std::string text = std::string(measured_in_training ? "other load: " : "other load at start: ") +
                      format_number("%.2f", busy) + " cores busy";
   if (idle > 0) {
     text += ", more than the " + std::to_string(idle) + (idle == 1 ? " core" : " cores") +
             " the run left idle";
+  }
+  if (beyond_quota > 0) {
+    text += " (" + std::to_string(beyond_quota) + " beyond its CPU quota)";
   }
   return HealthFlag{"other load", text};
 }

@@ -17,8 +17,8 @@ namespace speedbench::report {
 // A coefficient of variation (over repetitions, or over one run's steps) above this is flagged.
 inline constexpr double kNoisyCv = 0.10;
 // Other processes' load (cores they kept busy while the run trained; in records of builds before
-// 2026-12-06, over the 250 ms before it started), or the hypervisor's steal, above this is
-// flagged.
+// 2026-12-06, over the 250 ms before it started) beyond the cores the run left idle or its CPU
+// quota kept it from, or the hypervisor's steal, above this is flagged.
 inline constexpr double kBusyCoresOfOthers = 0.25;
 // The run's threads that waited for a CPU, on average while it trained, above this is flagged (a
 // quiet 2-core machine: about 0.01).

@@ -68,6 +68,9 @@ nlohmann::json collect_environment() {
       {"cpu_cores", std::thread::hardware_concurrency()},
       // Fewer than cpu_cores under taskset, a CPU set or a cgroup quota (docker --cpus).
       {"cpu_cores_usable", measure::usable_cpu_cores()},
+      // The CPUs other_processes_busy_cores counts: more than cpu_cores_usable under a cgroup
+      // quota, whose other cores others may keep busy without taking anything from the run.
+      {"cpu_cores_affinity", measure::affinity_cpus().size()},
       {"torch_threads", at::get_num_threads()},
       {"torch_interop_threads", at::get_num_interop_threads()},
       {"os", std::string(os.sysname) + " " + os.release + " " + os.machine},

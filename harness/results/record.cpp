@@ -56,6 +56,7 @@ const ReadKey kKeysTheReportReads[] = {
     {"/environment/torch_threads", &nlohmann::json::is_number_integer, "a whole number"},
     {"/environment/cpu_cores", &nlohmann::json::is_number_integer, "a whole number"},
     {"/environment/cpu_cores_usable", &nlohmann::json::is_number_integer, "a whole number"},
+    {"/environment/cpu_cores_affinity", &nlohmann::json::is_number_integer, "a whole number"},
     {"/environment/machine_at_start", &nlohmann::json::is_object, "an object"},
     {"/environment/machine_at_start/busy_cores", &nlohmann::json::is_number, "a number"},
     {"/environment/machine_at_start/cpufreq_governor", &nlohmann::json::is_string, "a string"},
