@@ -24,7 +24,9 @@ import tempfile
 
 import numpy as np
 
+from cgroups import in_cgroup, quota_cgroup
 from race import RESNET8, config_for, paired_ratio
+from run_one import run_one
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -33,45 +35,6 @@ BUSY_LOOP = [sys.executable, "-c", "while True: pass"]
 
 def pinned(cpu, command):
     return ["taskset", "-c", str(cpu)] + command if cpu is not None else command
-
-
-def quota_cgroup():
-    """A new cgroup of 1 core's CPU quota: the path of its cgroup.procs, or (None, why not)."""
-    for folder, quota_files in (
-            ("/sys/fs/cgroup/cpu", {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "100000"}),
-            ("/sys/fs/cgroup", {"cpu.max": "100000 100000"})):
-        if not os.path.exists(os.path.join(folder, "cgroup.procs")):
-            continue
-        group = os.path.join(folder, f"speedbench-idle-core-{os.getpid()}")
-        try:
-            os.mkdir(group)
-            for name, value in quota_files.items():
-                with open(os.path.join(group, name), "w") as f:
-                    f.write(value)
-            return os.path.join(group, "cgroup.procs"), None
-        except OSError as error:
-            if os.path.isdir(group):
-                os.rmdir(group)
-            return None, f"cannot make a cgroup with a CPU quota under {folder}: {error.strerror}"
-    return None, "no cgroup cpu hierarchy under /sys/fs/cgroup"
-
-
-def in_cgroup(procs, command):
-    """`command` run as a member of the cgroup whose cgroup.procs is `procs`."""
-    return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', procs] + command if procs else command
-
-
-def run_one(speedbench, config_path, records, cpu, cgroup_procs=None):
-    summary = subprocess.run(in_cgroup(cgroup_procs, pinned(cpu, [speedbench, "run-one", "--config",
-                                                                  config_path, "--records", records,
-                                                                  "--quiet", "--brief"])),
-                             check=True, capture_output=True, text=True).stdout
-    with open(records) as f:
-        record = json.loads(f.read().splitlines()[-1])
-    if record["status"] != "ok":
-        sys.exit(f"idle_core_load.py: a run ended {record['status']}: {record['message']}")
-    # The summary line names the report's health flags: "...; flagged: other load: 1.00 cores busy"
-    return {**record["metrics"], "flagged_other_load": "flagged: other load" in summary}
 
 
 def main():
@@ -87,7 +50,7 @@ def main():
     print("| placement | alone samples/s | beside the loop samples/s | ratio [95% CI] | "
           "other load (cores) | beside the loop, flagged for other load | threads waiting for a CPU |\n"
           "|---|---|---|---|---|---|---|")
-    cgroup_procs, no_cgroup = quota_cgroup()
+    cgroup_procs, no_cgroup = quota_cgroup(cores=1)
     placements = [("unpinned", None, None, None), ("pinned apart", cpus[0], cpus[1], None)]
     if cgroup_procs:
         placements.append(("1-core quota", None, None, cgroup_procs))
@@ -99,10 +62,12 @@ def main():
                 with open(config_path, "w") as f:
                     json.dump({**config_for(RESNET8, 64, 60, None, rep), "threads": 1}, f)
                 records = os.path.join(work, "runs.jsonl")
-                alone.append(run_one(speedbench, config_path, records, run_cpu, procs))
+                wrap = lambda command: in_cgroup(procs, pinned(run_cpu, command))
+                alone.append(run_one(speedbench, config_path, records, wrap)[0])
                 loop = subprocess.Popen(pinned(loop_cpu, BUSY_LOOP))
                 try:
-                    beside.append(run_one(speedbench, config_path, records, run_cpu, procs))
+                    metrics, flags = run_one(speedbench, config_path, records, wrap)
+                    beside.append({**metrics, "flagged_other_load": "other load" in flags})
                 finally:
                     loop.kill()
                     loop.wait()

@@ -66,6 +66,7 @@ Record full_record() {
   m.other_processes_busy_cores = 0.375;
   m.stolen_cores = 0.125;
   m.cpu_wait_threads = 0.0625;
+  m.quota_throttled_share = 0.25;
   m.distributed.rank_cpu_s = {1.5, 1.25};
   m.final_train_loss = 1.45;
   m.final_test_loss = 1.5;
@@ -110,6 +111,7 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
   EXPECT_EQ(*back.metrics.stolen_cores, 0.125);
   EXPECT_EQ(*back.metrics.cpu_wait_threads, 0.0625);
+  EXPECT_EQ(*back.metrics.quota_throttled_share, 0.25);
   EXPECT_EQ(*back.metrics.minor_page_faults, 4321);
   EXPECT_EQ(back.metrics.distributed.rank_cpu_s, (std::vector<double>{1.5, 1.25}));
 }
@@ -128,18 +130,22 @@ TEST(RecordTest, ARecordFromBeforeTheOtherLoadWasMeasuredInTrainingStillReads) {
 }
 
 // Until 2026-12-07 the hypervisor's steal was counted in other_processes_busy_cores, and the
-// threads' waits for a CPU and the page faults were not measured: a record without them reads,
-// with none.
+// threads' waits for a CPU, the page faults and the quota's throttling were not measured: a
+// record without them reads, with none.
 TEST(RecordTest, ARecordFromBeforeStealAndCpuWaitWereMeasuredStillReads) {
   auto json = record_to_json(full_record());
   json["metrics"].erase("stolen_cores");
   json["metrics"].erase("cpu_wait_threads");
   json["metrics"].erase("minor_page_faults");
+  json["metrics"].erase("quota_throttled_share");
   const auto back = record_from_json(json);
   EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
   EXPECT_FALSE(back.metrics.stolen_cores.has_value());
   EXPECT_FALSE(back.metrics.cpu_wait_threads.has_value());
   EXPECT_FALSE(back.metrics.minor_page_faults.has_value());
+  EXPECT_FALSE(back.metrics.quota_throttled_share.has_value());
+  json["metrics"]["quota_throttled_share"] = nullptr;  // where no cgroup of the run sets a quota
+  EXPECT_FALSE(record_from_json(json).metrics.quota_throttled_share.has_value());
   json["metrics"]["stolen_cores"] = nullptr;      // where /proc/stat could not be read
   json["metrics"]["cpu_wait_threads"] = nullptr;  // where the kernel keeps no schedstat
   EXPECT_FALSE(record_from_json(json).metrics.stolen_cores.has_value());
@@ -247,6 +253,10 @@ TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
        "record field 'stolen_cores' is -0.25 (expected a number >= 0)"},
       {"/metrics/cpu_wait_threads"_json_pointer, -1.0,
        "record field 'cpu_wait_threads' is -1.0 (expected a number >= 0)"},
+      {"/metrics/quota_throttled_share"_json_pointer, 1.5,
+       "record field 'quota_throttled_share' is 1.5 (expected a share from 0 to 1)"},
+      {"/metrics/quota_throttled_share"_json_pointer, -0.25,
+       "record field 'quota_throttled_share' is -0.25 (expected a share from 0 to 1)"},
       {"/metrics/distributed/rank_cpu_s"_json_pointer,
        {1.0, -1.0},
        "record field 'rank_cpu_s' has -1.0 at index 1 (expected times >= 0)"},

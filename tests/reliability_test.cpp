@@ -401,6 +401,22 @@ TEST(MeasurementHealthTest, StealAndThreadsWaitingForACpuAreEachFlagged) {
   EXPECT_TRUE(report::run_health_flag_texts(record).empty());
 }
 
+// A cgroup quota that ran out in more than 1 period in 10 stopped the run's threads mid-step for
+// up to the rest of each such period (a one-thread run under a 1-core quota: 0.02; two threads
+// under it: 1.0, beside "waited for a CPU: 0.98 threads").
+TEST(MeasurementHealthTest, ACpuQuotaThatThrottledTheRunIsFlagged) {
+  auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
+  record.metrics.quota_throttled_share = 0.1;  // flagged above 0.1 only
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+  record.metrics.quota_throttled_share = 0.96;
+  const auto flags = report::run_health_flags(record);
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_EQ(flags[0].kind, "quota throttling");
+  EXPECT_EQ(flags[0].text, "CPU quota throttled it in 96% of its periods");
+  record.metrics.quota_throttled_share.reset();  // no quota
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+}
+
 TEST(MeasurementHealthTest, OversubscriptionCountsTheThreadsOfEveryRank) {
   using measure::thread_oversubscription;
   EXPECT_EQ(thread_oversubscription(2, 1, 2), std::nullopt);

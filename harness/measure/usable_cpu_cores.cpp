@@ -3,10 +3,11 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "harness/measure/cgroup_files.h"
 
 namespace speedbench::measure {
 
@@ -17,13 +18,6 @@ std::optional<int64_t> quota_cores(long long quota, long long period) {
   return (quota + period - 1) / period;
 }
 
-std::string file_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Whole numbers only: "max", "", "12abc" are not one.
 std::optional<long long> whole_number(const std::string& text) {
   std::istringstream in(text);
@@ -31,34 +25,6 @@ std::optional<long long> whole_number(const std::string& text) {
   std::string rest;
   if (!(in >> value) || (in >> rest)) return std::nullopt;
   return value;
-}
-
-// This process's cgroup path for `controller` from /proc/self/cgroup ("0::/a" for cgroup v2,
-// "4:cpu,cpuacct:/a" for v1), or "/" when it has none.
-std::string cgroup_path(const std::string& controller) {
-  std::istringstream lines(file_text("/proc/self/cgroup"));
-  for (std::string line; std::getline(lines, line);) {
-    const auto first = line.find(':'), second = line.find(':', first + 1);
-    if (first == std::string::npos || second == std::string::npos) continue;
-    std::istringstream names(line.substr(first + 1, second - first - 1));
-    bool match = controller.empty() && names.str().empty();
-    for (std::string name; !match && std::getline(names, name, ',');) match = name == controller;
-    if (match) return line.substr(second + 1);
-  }
-  return "/";
-}
-
-// The cgroup and each of its parents up to the top: "/a/b", "/a", "/".
-std::vector<std::string> path_and_parents(std::string path) {
-  std::vector<std::string> paths;
-  while (!path.empty() && path.back() == '/') path.pop_back();
-  for (;;) {
-    paths.push_back(path.empty() ? "/" : path);
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos || path.empty()) break;
-    path.resize(slash);
-  }
-  return paths;
 }
 
 std::optional<int64_t> tighter(std::optional<int64_t> a, std::optional<int64_t> b) {
@@ -115,8 +81,8 @@ int64_t usable_cpu_cores() {
   int64_t cores = std::thread::hardware_concurrency();
   const auto allowed = static_cast<int64_t>(affinity_cpus().size());
   if (allowed > 0) cores = cores > 0 ? std::min(cores, allowed) : allowed;
-  const auto quota = cgroup_tree_quota_cores("/sys/fs/cgroup", cgroup_path(""),
-                                             "/sys/fs/cgroup/cpu", cgroup_path("cpu"));
+  const auto quota = cgroup_tree_quota_cores(kCgroupV2Mount, own_cgroup_path(""), kCgroupV1CpuMount,
+                                             own_cgroup_path("cpu"));
   if (quota && cores > 0) cores = std::min(cores, *quota);
   return cores;
 }

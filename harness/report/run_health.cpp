@@ -85,6 +85,12 @@ std::vector<HealthFlag> run_health_flags(const Record& r) {
     flags.push_back(
         {"waited for a CPU", "waited for a CPU: " + format_number("%.2f", *waiting) + " threads"});
   }
+  if (const auto throttled = r.metrics.quota_throttled_share;
+      throttled && *throttled > kQuotaThrottledShare) {
+    flags.push_back({"quota throttling", "CPU quota throttled it in " +
+                                             format_number("%.0f%%", 100 * *throttled) +
+                                             " of its periods"});
+  }
   if (r.config.value("device", "cpu") == "cpu") {
     const auto oversubscribed =
         measure::thread_oversubscription(r.environment.value("torch_threads", int64_t{0}),

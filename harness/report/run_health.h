@@ -1,9 +1,10 @@
 // What makes one run's numbers less trustworthy: noisy steps, other load while it trained (other
 // processes, or a hypervisor that gave the run's virtual CPUs to other guests), its threads
-// waiting for a CPU (whatever the cause: other load, its own threads, a cgroup quota), more
-// LibTorch threads than cores, CPU frequency scaling, an MFU its matmul probe could not bound. The
-// report's "Measurement health" section lists the flagged runs, and summary.json's flagged_runs
-// gives them to machines (a CI job can refuse a run folder from a loaded machine).
+// waiting for a CPU (whatever the cause: other load, its own threads, a cgroup quota), its cgroup
+// CPU quota stopping it, more LibTorch threads than cores, CPU frequency scaling, an MFU its
+// matmul probe could not bound. The report's "Measurement health" section lists the flagged runs,
+// and summary.json's flagged_runs gives them to machines (a CI job can refuse a run folder from a
+// loaded machine).
 #pragma once
 
 #include <string>
@@ -23,6 +24,10 @@ inline constexpr double kBusyCoresOfOthers = 0.25;
 // The run's threads that waited for a CPU, on average while it trained, above this is flagged (a
 // quiet 2-core machine: about 0.01).
 inline constexpr double kCpuWaitThreads = 0.25;
+// The share of its cgroup CPU quota's periods in which the quota stopped the run, above this is
+// flagged (a one-thread run under a 1-core quota on a quiet 2-core machine: 0.02; two threads
+// under it: 1.0).
+inline constexpr double kQuotaThrottledShare = 0.1;
 
 // One reason to distrust a run's numbers.
 struct HealthFlag {

@@ -178,10 +178,13 @@ std::string health_section(const ReportInputs& in) {
       << " runs flagged (step-time CV above 10%, more than "
       << format_number("%.2f", kBusyCoresOfOthers)
       << " cores busy with other processes while the run trained (\"at start\": sampled before "
-         "it, in older records) beyond the cores its threads and loader workers left idle, or "
-         "stolen by the hypervisor of a virtual machine, more than "
+         "it, in older records) beyond the cores its threads and loader workers left idle or "
+         "its cgroup CPU quota kept it from, or stolen by the hypervisor of a virtual machine, "
+         "more than "
       << format_number("%.2f", kCpuWaitThreads)
-      << " of its threads waiting for a CPU on average, more LibTorch threads over its ranks "
+      << " of its threads waiting for a CPU on average, its CPU quota throttling it in more than "
+      << format_number("%.0f%%", 100 * kQuotaThrottledShare)
+      << " of the quota's periods, more LibTorch threads over its ranks "
          "than cores on a CPU run, or a CPU frequency governor other than performance; on "
          "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown; or no MFU "
          "because the model's FLOP rate beat the matmul peak the run timed for its dtype, which "

@@ -88,6 +88,16 @@ T at_least_zero(const nlohmann::json& json, const char* key) {
   return value;
 }
 
+// A share of a whole (periods, runs): from 0 to 1.
+double share_of_one(const nlohmann::json& json, const char* key) {
+  const auto value = field<double>(json, key);
+  if (!(value >= 0 && value <= 1)) {
+    throw std::invalid_argument(std::string("record field '") + key + "' is " +
+                                nlohmann::json(value).dump() + " (expected a share from 0 to 1)");
+  }
+  return value;
+}
+
 std::vector<double> times_at_least_zero(const nlohmann::json& json, const char* key) {
   auto times = field<std::vector<double>>(json, key);
   for (size_t i = 0; i < times.size(); ++i) {
@@ -176,6 +186,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"other_processes_busy_cores", optional_to_json(m.other_processes_busy_cores)},
       {"stolen_cores", optional_to_json(m.stolen_cores)},
       {"cpu_wait_threads", optional_to_json(m.cpu_wait_threads)},
+      {"quota_throttled_share", optional_to_json(m.quota_throttled_share)},
       {"final_train_loss", m.final_train_loss},
       {"final_test_loss", m.final_test_loss},
       {"final_test_accuracy", m.final_test_accuracy},
@@ -255,6 +266,9 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   }
   if (j.contains("cpu_wait_threads") && !j.at("cpu_wait_threads").is_null()) {  // since 2026-12-07
     m.cpu_wait_threads = at_least_zero<double>(j, "cpu_wait_threads");
+  }
+  if (j.contains("quota_throttled_share") && !j.at("quota_throttled_share").is_null()) {
+    m.quota_throttled_share = share_of_one(j, "quota_throttled_share");  // since 2026-12-07
   }
   m.final_train_loss = field<double>(j, "final_train_loss");
   m.final_test_loss = field<double>(j, "final_test_loss");

@@ -79,6 +79,11 @@ struct RunMetrics {
   // (harness/measure/run_queue_wait.h; a DDP run's: every rank's); none where the kernel keeps
   // no schedstat, or a DDP run ended early.
   std::optional<double> cpu_wait_threads;
+  // The share of its cgroup CPU quota's periods in which the quota ran out and stopped the run's
+  // threads until the next (harness/measure/cpu_quota_throttling.h; the quota that bound, where
+  // the cgroup and a parent both set one; in a DDP run, rank 0's); none where no cgroup of the
+  // run sets a quota, and in records before 2026-12-07.
+  std::optional<double> quota_throttled_share;
   double final_train_loss = 0;
   double final_test_loss = 0;
   double final_test_accuracy = 0;

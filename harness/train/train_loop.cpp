@@ -40,6 +40,7 @@ TrainOutcome TrainingRun::run() {
   start_ = Clock::now();
   other_load_.emplace();
   cpu_wait_.emplace();
+  quota_throttling_.emplace();
   for (int64_t epoch = 0; epoch < config_.epochs && m_.steps < total_steps_; ++epoch) {
     auto batch_it = loader_->begin();
     while (batch_it != loader_->end() && m_.steps < total_steps_) {
@@ -277,6 +278,7 @@ void TrainingRun::record_totals() {
     m_.stolen_cores = others->stolen_cores;
   }
   m_.cpu_wait_threads = cpu_wait_threads();
+  m_.quota_throttled_share = quota_throttling_->throttled_share();
   outcome_.model = workload_.module;
   if (!m_.curve.empty()) {
     m_.final_test_loss = m_.curve.back().test_loss;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/distributed/gradient_reducer.h"
+#include "harness/measure/cpu_quota_throttling.h"
 #include "harness/measure/matmul_peak.h"
 #include "harness/measure/memory_meter.h"
 #include "harness/measure/other_processes_cpu.h"
@@ -108,6 +109,7 @@ class TrainingRun {
   Clock::time_point start_;
   std::optional<measure::OtherProcessesCpuMeter> other_load_;  // over the training, from start_
   std::optional<measure::RunQueueWaitMeter> cpu_wait_;         // the same
+  std::optional<measure::CpuQuotaThrottlingMeter> quota_throttling_;  // the same
   double loss_since_eval_ = 0;
   int64_t losses_since_eval_ = 0;
   double measured_step_s_ = 0;
