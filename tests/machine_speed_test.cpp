@@ -76,7 +76,8 @@ TEST(MachineSpeedTest, TheOtherLoadOfEachFoldersOkRunsIsSetSideBySide) {
   measured[1].metrics.stolen_cores = 0.5;  // run 0 is from a build that counted steal as busy
   measured[2].metrics.stolen_cores = 1.0;
   measured[2].metrics.cpu_wait_threads = 0.5;
-  measured[3].status = RunStatus::kCrashed;  // its measure is left out with it
+  measured[2].metrics.quota_throttled_share = 0.75;  // the others ran without a quota
+  measured[3].status = RunStatus::kCrashed;          // its measure is left out with it
   const auto current = synthetic_folder("current", {measured});
   const auto c = compare_folders(old, current, *find_metric("throughput"), 0.05);
   EXPECT_TRUE(c.contention_before.busy_cores.empty());
@@ -112,11 +113,23 @@ TEST(MachineSpeedTest, TheOtherLoadOfEachFoldersOkRunsIsSetSideBySide) {
   const auto cpu_wait = folder_comparison_json(c)["cpu_wait"];
   EXPECT_TRUE(cpu_wait["before"].is_null());
   EXPECT_DOUBLE_EQ(cpu_wait["after"]["median_threads"].get<double>(), 0.5);
+  EXPECT_NE(console.find("the runs' CPU quota throttling them: before no CPU quota (or builds "
+                         "before 2026-12-07); after median 0.75 of the quota's periods, 90th "
+                         "percentile 0.75, most 0.75, over 1 run\n"),
+            std::string::npos)
+      << console;
+  EXPECT_NE(markdown.find("The share of the runs' cgroup CPU quota periods in which the quota "
+                          "ran out and stopped them"),
+            std::string::npos);
+  const auto throttling = folder_comparison_json(c)["quota_throttling"];
+  EXPECT_TRUE(throttling["before"].is_null());
+  EXPECT_DOUBLE_EQ(throttling["after"]["max_share"].get<double>(), 0.75);
   // Where neither folder measured it, nothing is said.
   const auto neither = compare_folders(old, old, *find_metric("throughput"), 0.05);
   EXPECT_EQ(folder_comparison_console(neither).find("other processes' load"), std::string::npos);
   EXPECT_EQ(folder_comparison_console(neither).find("steal"), std::string::npos);
   EXPECT_EQ(folder_comparison_console(neither).find("waiting for a CPU"), std::string::npos);
+  EXPECT_EQ(folder_comparison_console(neither).find("quota"), std::string::npos);
   EXPECT_TRUE(folder_comparison_json(neither)["other_load"]["after"].is_null());
 }
 

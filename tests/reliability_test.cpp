@@ -232,8 +232,9 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
   records[5].environment["cpu_cores_usable"] = 1;
   records[3].metrics.other_processes_busy_cores = 0.0;  // measured in training, below 0.25
   records[5].metrics.other_processes_busy_cores = 0.2;
-  records[5].metrics.stolen_cores = 0.1;       // below 0.25
-  records[5].metrics.cpu_wait_threads = 0.05;  // likewise
+  records[5].metrics.stolen_cores = 0.1;            // below 0.25
+  records[5].metrics.cpu_wait_threads = 0.05;       // likewise
+  records[5].metrics.quota_throttled_share = 0.04;  // below 0.1
   for (const auto& r : records) append_record(dir.file("run/runs.jsonl"), r);
   const auto result = run_command(kSpeedbench + " report " + dir.file("run") + " --claims " +
                                   testing::empty_claims_file(dir));
@@ -278,6 +279,12 @@ TEST(MeasurementHealthTest, TheReportFlagsNoisyLoadedOversubscribedAndUnderRepea
       << markdown;
   EXPECT_EQ(summary["cpu_wait"]["runs"], 1);
   EXPECT_DOUBLE_EQ(summary["cpu_wait"]["max_threads"].get<double>(), 0.05);
+  EXPECT_NE(markdown.find("Their cgroup CPU quota throttled them in median 0.04 of the quota's "
+                          "periods, 90th percentile 0.04, most 0.04, over 1 run"),
+            std::string::npos)
+      << markdown;
+  EXPECT_EQ(summary["quota_throttling"]["runs"], 1);
+  EXPECT_DOUBLE_EQ(summary["quota_throttling"]["max_share"].get<double>(), 0.04);
 }
 
 // Since 2026-12-06 a record measures other processes' load over its training; the sample an older

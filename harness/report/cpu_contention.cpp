@@ -36,6 +36,8 @@ CpuContention cpu_contention_of_runs(const Results& results) {
     if (r.metrics.stolen_cores) contention.stolen_cores.push_back(*r.metrics.stolen_cores);
     if (r.metrics.cpu_wait_threads)
       contention.cpu_wait_threads.push_back(*r.metrics.cpu_wait_threads);
+    if (r.metrics.quota_throttled_share)
+      contention.quota_throttled_share.push_back(*r.metrics.quota_throttled_share);
   }
   return contention;
 }
@@ -64,6 +66,15 @@ nlohmann::json other_load_json(const CpuContention& contention) {
 
 nlohmann::json cpu_wait_json(const CpuContention& contention) {
   return spread_json(contention.cpu_wait_threads, "threads");
+}
+
+std::string quota_throttling_text(const CpuContention& contention) {
+  if (contention.quota_throttled_share.empty()) return "no CPU quota (or builds before 2026-12-07)";
+  return spread_text(contention.quota_throttled_share, "of the quota's periods");
+}
+
+nlohmann::json quota_throttling_json(const CpuContention& contention) {
+  return spread_json(contention.quota_throttled_share, "share");
 }
 
 }  // namespace speedbench::report

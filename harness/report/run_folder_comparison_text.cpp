@@ -148,7 +148,11 @@ const ContentionMeasure kContentionMeasures[] = {
     {&CpuContention::cpu_wait_threads, cpu_wait_text, "the runs' threads waiting for a CPU",
      "The runs' threads that waited for a CPU while they trained (ready to run, on average; "
      "whatever held them back: other load, their own threads, a CPU quota)",
-     "."}};
+     "."},
+    {&CpuContention::quota_throttled_share, quota_throttling_text,
+     "the runs' CPU quota throttling them",
+     "The share of the runs' cgroup CPU quota periods in which the quota ran out and stopped them",
+     ". A folder whose runs were throttled ran slower for its quota, not for its build."}};
 
 // Both folders' spread of `measure`, or "" where neither measured it (builds before it): "before
 // median 0.01 cores, ..., over 111 runs; after median 0.45 cores, ...".

@@ -149,6 +149,12 @@ std::string cpu_contention_spread(const Results& results) {
                         " (ready to run, on average, by the kernel's run-queue delay; whatever "
                         "held them back: other load, the run's own threads, a CPU quota).");
   }
+  if (!contention.quota_throttled_share.empty()) {
+    sentences.push_back("Their cgroup CPU quota throttled them in " +
+                        quota_throttling_text(contention) +
+                        " (periods in which the quota ran out and stopped every thread of the "
+                        "run until the next).");
+  }
   return sentences.empty() ? "" : "\n" + joined(sentences, " ") + "\n";
 }
 

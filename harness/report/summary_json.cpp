@@ -124,6 +124,7 @@ nlohmann::json summary_json(const ReportInputs& in) {
           {"page_fault_shifts", fault_shifts},
           {"other_load", other_load_json(contention)},
           {"cpu_wait", cpu_wait_json(contention)},
+          {"quota_throttling", quota_throttling_json(contention)},
           {"comparisons", comparisons},
           {"claims", verdicts}};
 }
