@@ -56,13 +56,13 @@ def main():
         placements.append(("1-core quota", None, None, cgroup_procs))
     try:
         for placement, run_cpu, loop_cpu, procs in placements:
+            wrap = lambda command: in_cgroup(procs, pinned(run_cpu, command))
             alone, beside = [], []
             for rep in range(args.pairs):
                 config_path = os.path.join(work, "config.json")
                 with open(config_path, "w") as f:
                     json.dump({**config_for(RESNET8, 64, 60, None, rep), "threads": 1}, f)
                 records = os.path.join(work, "runs.jsonl")
-                wrap = lambda command: in_cgroup(procs, pinned(run_cpu, command))
                 alone.append(run_one(speedbench, config_path, records, wrap)[0])
                 loop = subprocess.Popen(pinned(loop_cpu, BUSY_LOOP))
                 try:

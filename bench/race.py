@@ -29,6 +29,8 @@ import time
 
 import numpy as np
 
+from run_one import run_one
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -69,13 +71,7 @@ def config_for(workload, batch, steps, techniques, seed):
 
 
 def run_speedbench(speedbench, config_path, records):
-    subprocess.run([speedbench, "run-one", "--config", config_path, "--records", records, "--quiet",
-                    "--brief"], check=True, stdout=subprocess.DEVNULL)
-    with open(records) as f:
-        record = json.loads(f.read().splitlines()[-1])
-    if record["status"] != "ok":
-        sys.exit(f"race.py: speedbench run {config_path} ended {record['status']}: {record['message']}")
-    m = record["metrics"]
+    m, _ = run_one(speedbench, config_path, records)
     return {"samples_per_s": m["samples_per_s"], "test_accuracy": m["final_test_accuracy"]}
 
 
