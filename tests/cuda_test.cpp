@@ -144,6 +144,9 @@ TEST(CudaTrainTest, ARunIsTimedByEventsWithAllocatorPeaksSyncsAndMfu) {
   EXPECT_GE(*m.device_syncs, 3 * m.steps);
   EXPECT_GT(m.mfu, 0.0);
   EXPECT_LT(m.mfu, 1.0);
+  // The peak timed again after training, on a device the run's tensors still hold memory of.
+  ASSERT_EQ(m.matmul_peak_flops_at_end.size(), 1u);
+  EXPECT_GT(m.matmul_peak_flops_at_end.at("fp32"), 0.0);
 
   // Pinned batches are copied without waiting for the device (tip 2): 2 waits a step fewer.
   const auto pinned = train(cuda_config({{"pin_memory", true}}));

@@ -4,6 +4,9 @@
 // And how busy other processes kept the machine while the runs trained, in both folders.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "harness/report/machine_speed.h"
 #include "harness/report/report_writer.h"
 #include "harness/report/run_folder_comparison.h"
@@ -191,15 +194,55 @@ TEST(MachineSpeedTest, TheReportGivesTheSpreadOfTheMachinesSpeedOverItsRuns) {
   const ReportInputs inputs{results, compare(results), {}, {}};
   const auto markdown = markdown_report(inputs);
   // The five runs with a peak: 100..500 GFLOP/s, numpy's percentiles 140 and 460.
-  EXPECT_NE(markdown.find("the fp32 matmul peak each run timed at its start (512 x 512, the MFU "
-                          "peak) had a median of 300 GFLOP/s, 10th to 90th percentile 140 GFLOP/s "
-                          "to 460 GFLOP/s, CV 53% over 5 runs"),
+  EXPECT_NE(markdown.find("the fp32 matmul peak each run timed at its start (512 x 512, the "
+                          "product MFU divides by) had a median of 300 GFLOP/s, 10th to 90th "
+                          "percentile 140 GFLOP/s to 460 GFLOP/s, CV 53% over 5 runs"),
             std::string::npos)
       << markdown;
+  // Records with one probe say nothing of the peak within the runs.
+  EXPECT_EQ(markdown.find("Within the runs"), std::string::npos) << markdown;
   // Records from before the probe: nothing to say.
   const auto old = synthetic_folder("old", {runs("baseline", 100, {0, 0}), runs("fast", 150, {0})});
   EXPECT_EQ(markdown_report({old, compare(old), {}, {}}).find("the fp32 matmul peak"),
             std::string::npos);
+}
+
+// Since 2026-12-07 a run times its peak at its end too, and divides its MFU by the faster. The
+// machine's speed from run to run stays the start's (the one probe older folders have, so that
+// `compare` sets like against like); the report adds how the peak moved within the runs.
+TEST(MachineSpeedTest, RunsThatTimedTheirPeakTwiceAreComparedByTheStartsAndTheirDriftIsGiven) {
+  auto baseline = runs("baseline", 100, {100, 100, 100, 100});
+  const std::vector<double> at_end = {102, 98, 100, 200};  // the last run's start lost a core
+  for (size_t k = 0; k < baseline.size(); ++k) {
+    auto& m = baseline[k].metrics;
+    m.matmul_peak_flops_at_start = m.matmul_peak_flops;
+    m.matmul_peak_flops_at_end = {{"fp32", at_end[k] * 1e9}};
+    m.matmul_peak_flops = {{"fp32", std::max(100.0, at_end[k]) * 1e9}};
+  }
+  const auto results = synthetic_folder("run", {baseline});
+  EXPECT_EQ(fp32_matmul_peaks(results).flops_per_s, (std::vector<double>(4, 100e9)));
+  EXPECT_EQ(peak_end_over_start(results), (std::vector<double>{1.02, 0.98, 1.0, 2.0}));
+  const auto markdown = markdown_report({results, compare(results), {}, {}});
+  // numpy's percentiles of 0.98, 1, 1.02, 2: 0.986 and 1.706.
+  EXPECT_NE(markdown.find(" Within the runs, the peak each timed again at its end was 1.010x its "
+                          "start's (median; 10th to 90th percentile 0.986x to 1.71x, over 4 runs; "
+                          "1 more than 1.25x apart, flagged \"peak moved\")."),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| w | baseline | 3 | peak moved: fp32 matmul 100 GFLOP/s at its start, "
+                          "200 GFLOP/s at its end |"),
+            std::string::npos)
+      << markdown;
+}
+
+// A GPU's peaks, tens to hundreds of TFLOP/s, read in TFLOP/s.
+TEST(MachineSpeedTest, AGpusPeaksReadInTflops) {
+  const auto gpu = synthetic_folder("gpu", {runs("baseline", 100, {51000, 52000, 53000}, 8192)});
+  const auto markdown = markdown_report({gpu, compare(gpu), {}, {}});
+  EXPECT_NE(markdown.find("(8192 x 8192, the product MFU divides by) had a median of 52 TFLOP/s, "
+                          "10th to 90th percentile 51.2 TFLOP/s to 52.8 TFLOP/s"),
+            std::string::npos)
+      << markdown;
 }
 
 }  // namespace

@@ -62,6 +62,8 @@ Record full_record() {
   m.matmul_peak_size = 8192;
   m.matmul_peak_flops = {{"bf16", 7.5e14}, {"fp32", 5.25e13}};
   m.matmul_peak_kernel = {{"bf16", "at::mm"}, {"fp32", "at::mm"}};
+  m.matmul_peak_flops_at_start = {{"bf16", 7.5e14}, {"fp32", 2.625e13}};
+  m.matmul_peak_flops_at_end = {{"bf16", 7.25e14}, {"fp32", 5.25e13}};
   m.mfu = 0.125;
   m.other_processes_busy_cores = 0.375;
   m.stolen_cores = 0.125;
@@ -106,6 +108,8 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(*back.metrics.device_syncs, 8);
   EXPECT_EQ(back.metrics.matmul_peak_flops.at("bf16"), 7.5e14);
   EXPECT_EQ(back.metrics.matmul_peak_kernel.at("fp32"), "at::mm");
+  EXPECT_EQ(back.metrics.matmul_peak_flops_at_start.at("fp32"), 2.625e13);
+  EXPECT_EQ(back.metrics.matmul_peak_flops_at_end.at("bf16"), 7.25e14);
   EXPECT_EQ(back.metrics.mfu, 0.125);
   EXPECT_EQ(back.metrics.warmup_step_ms, original.metrics.warmup_step_ms);
   EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
@@ -114,6 +118,25 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(*back.metrics.quota_throttled_share, 0.25);
   EXPECT_EQ(*back.metrics.minor_page_faults, 4321);
   EXPECT_EQ(back.metrics.distributed.rank_cpu_s, (std::vector<double>{1.5, 1.25}));
+}
+
+// Runs timed their matmul peak at their start only until 2026-12-07.
+TEST(RecordTest, ARecordWithOneMatmulProbeStillReads) {
+  auto json = record_to_json(full_record());
+  json["metrics"]["matmul_peak"].erase("flops_per_s_at_start");
+  json["metrics"]["matmul_peak"].erase("flops_per_s_at_end");
+  const auto back = record_from_json(json);
+  EXPECT_EQ(back.metrics.matmul_peak_flops.at("fp32"), 5.25e13);
+  EXPECT_TRUE(back.metrics.matmul_peak_flops_at_start.empty());
+  EXPECT_TRUE(back.metrics.matmul_peak_flops_at_end.empty());
+  json["metrics"]["matmul_peak"]["flops_per_s_at_end"] = "fast";
+  try {
+    record_from_json(json);
+    FAIL() << "a probe that is not a map of FLOP/s was read";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("flops_per_s_at_end"), std::string::npos)
+        << error.what();
+  }
 }
 
 // Other processes' load was sampled before the run, into environment.machine_at_start, until

@@ -424,6 +424,34 @@ TEST(MeasurementHealthTest, ACpuQuotaThatThrottledTheRunIsFlagged) {
   EXPECT_TRUE(report::run_health_flag_texts(record).empty());
 }
 
+// A run's matmul peaks at its start and at its end more than 1.25x apart: the machine's speed
+// moved within the run (120 quiet runs here: 1.08x at most; a probe that lost one of 2 cores read
+// about half, one whose second thread a nice -20 loop starved about a sixth).
+TEST(MeasurementHealthTest, AMatmulPeakThatMovedWithinTheRunIsFlagged) {
+  auto record = testing::synthetic_record("w", "baseline", 0, 100, 1000);
+  record.metrics.matmul_peak_flops_at_start = {{"fp32", 1.1e11}};
+  record.metrics.matmul_peak_flops_at_end = {{"fp32", 2.2e11}};
+  auto flags = report::run_health_flags(record);
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_EQ(flags[0].kind, "peak moved");
+  EXPECT_EQ(flags[0].text,
+            "peak moved: fp32 matmul 110 GFLOP/s at its start, 220 GFLOP/s at its end");
+  // Slower at the end (a clock that fell under load) alike.
+  record.metrics.matmul_peak_flops_at_start = {{"bf16", 8e14}};
+  record.metrics.matmul_peak_flops_at_end = {{"bf16", 6e14}};
+  flags = report::run_health_flags(record);
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_EQ(flags[0].text,
+            "peak moved: bf16 matmul 800 TFLOP/s at its start, 600 TFLOP/s at its end");
+  record.metrics.matmul_peak_flops_at_end = {{"bf16", 6.4e14}};  // flagged above 1.25x only
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+  // One probe: a run that did not end ok, or a record from before 2026-12-07.
+  record.metrics.matmul_peak_flops_at_end.clear();
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+  record.metrics.matmul_peak_flops_at_start.clear();
+  EXPECT_TRUE(report::run_health_flag_texts(record).empty());
+}
+
 TEST(MeasurementHealthTest, OversubscriptionCountsTheThreadsOfEveryRank) {
   using measure::thread_oversubscription;
   EXPECT_EQ(thread_oversubscription(2, 1, 2), std::nullopt);

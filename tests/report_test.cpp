@@ -274,7 +274,7 @@ TEST(ReportTest, RecordsWithNothingToCompareSayWhyInsteadOfEmptyTables) {
   const auto results = load_results(dir.path().string());
   const auto comparisons = compare(results);
   ASSERT_TRUE(comparisons.empty());
-  const std::vector<Claim> claims = {synthetic_claim("faster", "throughput", ">=", 1.3)};
+  const std::vector<Claim> claims = {synthetic_claim("claimed-speedup", "throughput", ">=", 1.3)};
   const ReportInputs inputs{results, comparisons, claims,
                             verify_claims(claims, comparisons, results)};
   const auto markdown = markdown_report(inputs);
@@ -283,7 +283,8 @@ TEST(ReportTest, RecordsWithNothingToCompareSayWhyInsteadOfEmptyTables) {
       "variant is compared with the variant `baseline` of its workload, and these records have "
       "no other variant.";
   EXPECT_NE(markdown.find("## Comparisons\n\n" + why), std::string::npos) << markdown;
-  for (const char* empty : {"## By technique", "## Summary", "## Claims", "faster", "Ratios are"})
+  for (const char* empty :
+       {"## By technique", "## Summary", "## Claims", "claimed-speedup", "Ratios are"})
     EXPECT_EQ(markdown.find(empty), std::string::npos) << empty;
   EXPECT_NE(markdown.find("| baseline | 2/2 |"), std::string::npos) << markdown;  // Variants
   EXPECT_EQ(console_summary(inputs).rfind(why, 0), 0u) << console_summary(inputs);

@@ -3,9 +3,12 @@
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "harness/config/config_loader.h"
@@ -81,6 +84,12 @@ TEST(TrainLoopTest, MetricsAreConsistentWithTheConfig) {
   ASSERT_EQ(m.matmul_peak_flops.size(), 1u);  // only the run's precision is timed
   EXPECT_GT(m.matmul_peak_flops.at("fp32"), 0);
   EXPECT_EQ(m.matmul_peak_kernel.size(), 1u);
+  // Timed at the start and again at the end: the peak is the faster of the two.
+  ASSERT_EQ(m.matmul_peak_flops_at_start.size(), 1u);
+  ASSERT_EQ(m.matmul_peak_flops_at_end.size(), 1u);
+  EXPECT_GT(m.matmul_peak_flops_at_end.at("fp32"), 0);
+  EXPECT_DOUBLE_EQ(m.matmul_peak_flops.at("fp32"), std::max(m.matmul_peak_flops_at_start.at("fp32"),
+                                                            m.matmul_peak_flops_at_end.at("fp32")));
   EXPECT_DOUBLE_EQ(m.mfu,
                    m.train_flops_per_sample * m.samples_per_s / m.matmul_peak_flops.at("fp32"));
   EXPECT_GT(m.mfu, 0);
@@ -178,6 +187,32 @@ TEST(MatmulPeakTest, ThePeakIsTheFastestKernels) {
   EXPECT_EQ(measure::fastest_kernel({{"at::mm", 8.3e11}, {"oneDNN", 8.2e11}}).first, "at::mm");
   EXPECT_EQ(measure::fastest_kernel({{"at::mm", 7.9e14}}).first, "at::mm");  // CUDA: one kernel
   EXPECT_EQ(measure::fastest_kernel({}), std::make_pair(std::string(), 0.0));
+}
+
+TEST(MatmulPeakTest, TheFasterOfTwoProbesCountsPerDtypeWithItsKernel) {
+  // A start whose probe lost a core (the CPU references' half-speed probes), an end that did not.
+  measure::MatmulPeak at_start{512, {{"fp32", 1.1e11}}, {{"fp32", "oneDNN"}}};
+  measure::MatmulPeak at_end{512, {{"fp32", 2.2e11}}, {{"fp32", "at::mm"}}};
+  auto faster = measure::faster_peak(at_start, at_end);
+  EXPECT_EQ(faster.size, 512);
+  EXPECT_EQ(faster.flops_per_s.at("fp32"), 2.2e11);
+  EXPECT_EQ(faster.kernel.at("fp32"), "at::mm");
+  // Either order; a tie keeps the first.
+  EXPECT_EQ(measure::faster_peak(at_end, at_start).flops_per_s.at("fp32"), 2.2e11);
+  at_end.flops_per_s["fp32"] = 1.1e11;
+  EXPECT_EQ(measure::faster_peak(at_start, at_end).kernel.at("fp32"), "oneDNN");
+  // Each dtype on its own; a dtype only one probe timed is kept, with or without its kernel.
+  at_start.flops_per_s["bf16"] = 4e11;
+  at_start.kernel["bf16"] = "oneDNN";
+  at_end.flops_per_s["fp16"] = 3e11;
+  at_end.flops_per_s["bf16"] = 5e11;  // no kernel named for it: the start's is not the faster's
+  faster = measure::faster_peak(at_start, at_end);
+  EXPECT_EQ(faster.flops_per_s,
+            (std::map<std::string, double>{{"bf16", 5e11}, {"fp16", 3e11}, {"fp32", 1.1e11}}));
+  EXPECT_EQ(faster.kernel.count("bf16"), 0u);
+  // Products of other sizes are other measurements.
+  at_end.size = 8192;
+  EXPECT_THROW(measure::faster_peak(at_start, at_end), std::invalid_argument);
 }
 
 TEST(MatmulPeakTest, MfuIsTheRatioToThePeakAndNoneWhenThePeakIsNoPeak) {

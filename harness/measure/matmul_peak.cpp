@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <string>
 
 namespace speedbench::measure {
 
@@ -92,6 +93,26 @@ MatmulPeak measure_matmul_peak(bool on_cuda, int device_index,
     peak.flops_per_s[name] = fastest.second;
   }
   return peak;
+}
+
+MatmulPeak faster_peak(const MatmulPeak& a, const MatmulPeak& b) {
+  if (a.size != b.size) {
+    throw std::invalid_argument("matmul peak: products of " + std::to_string(a.size) + " and " +
+                                std::to_string(b.size) + " do not compare");
+  }
+  MatmulPeak faster = a;
+  for (const auto& [dtype, rate] : b.flops_per_s) {
+    const auto known = faster.flops_per_s.find(dtype);
+    if (known != faster.flops_per_s.end() && known->second >= rate) continue;
+    faster.flops_per_s[dtype] = rate;
+    const auto kernel = b.kernel.find(dtype);
+    if (kernel != b.kernel.end()) {
+      faster.kernel[dtype] = kernel->second;
+    } else {
+      faster.kernel.erase(dtype);
+    }
+  }
+  return faster;
 }
 
 double peak_for_amp(const MatmulPeak& peak, const std::string& amp) {

@@ -1,6 +1,7 @@
 // The peak that model FLOP utilisation (MFU) divides by: the FLOP rate of a large square matrix
-// product on the run's device, measured at start-up with the run's thread count and backend
-// flags (with tf32 on, the fp32 product runs on TF32 tensor cores and its peak says so).
+// product on the run's device, measured with the run's thread count and backend flags (with tf32
+// on, the fp32 product runs on TF32 tensor cores and its peak says so) at the run's start and
+// again at its end; the faster counts (faster_peak).
 // Products of random n x n matrices (2n^3 FLOPs each), 2 untimed, then the fastest of 8, for each
 // kernel the device has for the dtype (the CPU has two: at::mm and oneDNN's); the peak is the
 // fastest kernel's.
@@ -36,11 +37,20 @@ std::pair<std::string, double> fastest_kernel(const std::map<std::string, double
 // The dtype of a run's matrix products: "fp32" with amp "off", else the autocast dtype.
 std::string matmul_dtype_for_amp(const std::string& amp);
 
-// n = 8192 on CUDA (about 790 TFLOP/s bf16 on an H200), 512 on the CPU (a lower bound of the
-// CPU's peak; ~30 ms for fp32 on 2 cores). dtypes: "fp32", "bf16", "fp16" (CUDA only; CPU
+// One probe. n = 8192 on CUDA (about 790 TFLOP/s bf16 on an H200), 512 on the CPU (a lower bound
+// of the CPU's peak; ~30 ms for fp32 on 2 cores). dtypes: "fp32", "bf16", "fp16" (CUDA only; CPU
 // autocast has no fp16); another name throws std::invalid_argument.
 MatmulPeak measure_matmul_peak(bool on_cuda, int device_index,
                                const std::vector<std::string>& dtypes);
+
+// Per dtype, the faster of two measurements of the same products and that one's kernel. A
+// transient holds back a probe of milliseconds: in the CPU references of 2026-11-30 to 12-07, 26
+// of 1,386 ok runs timed their start's fp32 peak below 0.6x their folder's median, most at about
+// half (one of 2 cores missing), 15 of them while training within 10% of their variant's median
+// speed; their MFU read about twice the others' (19) or, above 1, none (7). A second probe, at
+// the end of the run, is rarely caught by the same transient. Throws std::invalid_argument if the
+// sizes differ.
+MatmulPeak faster_peak(const MatmulPeak& a, const MatmulPeak& b);
 
 // The peak a run's arithmetic is held to: bf16 or fp16 under that autocast, else fp32; 0 when
 // that dtype was not measured.

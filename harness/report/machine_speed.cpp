@@ -28,12 +28,32 @@ FolderPeaks fp32_matmul_peaks(const Results& results) {
     if (record.status != RunStatus::kOk) continue;
     const auto& techniques = record.config.value("techniques", nlohmann::json::object());
     if (techniques.value("tf32", false)) continue;
-    const auto fp32 = record.metrics.matmul_peak_flops.find("fp32");
-    if (fp32 == record.metrics.matmul_peak_flops.end()) continue;
+    // The start's probe: records before 2026-12-07 timed no other, so that folders of both kinds
+    // compare like with like.
+    const auto& at_start = record.metrics.matmul_peak_flops_at_start.empty()
+                               ? record.metrics.matmul_peak_flops
+                               : record.metrics.matmul_peak_flops_at_start;
+    const auto fp32 = at_start.find("fp32");
+    if (fp32 == at_start.end()) continue;
     peaks.flops_per_s.push_back(fp32->second);
     peaks.sizes.insert(record.metrics.matmul_peak_size);
   }
   return peaks;
+}
+
+std::vector<double> peak_end_over_start(const Results& results) {
+  std::vector<double> ratios;
+  for (const auto& record : results.records) {
+    if (record.status != RunStatus::kOk) continue;
+    const auto& at_end = record.metrics.matmul_peak_flops_at_end;
+    for (const auto& [dtype, at_start] : record.metrics.matmul_peak_flops_at_start) {
+      const auto end = at_end.find(dtype);
+      if (end != at_end.end() && at_start > 0 && end->second > 0) {
+        ratios.push_back(end->second / at_start);
+      }
+    }
+  }
+  return ratios;
 }
 
 MachineSpeedChange compare_machine_speed(const Results& before, const Results& after) {

@@ -17,13 +17,18 @@
 
 namespace speedbench::report {
 
-// The fp32 peaks (FLOP/s) that a folder's ok runs without TF32 timed (a run with TF32 on times
-// its fp32 product on TF32 tensor cores), and the n of their n x n products.
+// The fp32 peaks (FLOP/s) that a folder's ok runs without TF32 timed at their start (a run with
+// TF32 on times its fp32 product on TF32 tensor cores), and the n of their n x n products.
 struct FolderPeaks {
   std::vector<double> flops_per_s;
   std::set<int64_t> sizes;
 };
 FolderPeaks fp32_matmul_peaks(const Results& results);
+
+// Within each ok run that timed its peak twice (records since 2026-12-07): the peak at its end
+// over the peak at its start, for the dtype it measured; how the machine's speed moved while runs
+// trained (a GPU whose clocks fall under load, a neighbour that came or went).
+std::vector<double> peak_end_over_start(const Results& results);
 
 struct MachineSpeedChange {
   int64_t matrix_size = 0;  // n of the n x n products; 0 when the folders' products differ

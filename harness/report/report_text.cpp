@@ -23,7 +23,9 @@ std::string q_text(const MetricComparison* m) {
   return m == nullptr || !m->defined ? "-" : probability_text(m->q_value);
 }
 
-std::string gflops_text(double flops_per_s) {
+std::string flop_rate_text(double flops_per_s) {
+  // In TFLOP/s from 1e12 on: a GPU's peaks read "790 TFLOP/s", not "7.9e+05 GFLOP/s".
+  if (flops_per_s >= 1e12) return format_number("%.4g", flops_per_s / 1e12) + " TFLOP/s";
   return format_number("%.4g", flops_per_s / 1e9) + " GFLOP/s";
 }
 

@@ -21,8 +21,8 @@ std::string probability_text(double p);
 // A comparison's q (its p adjusted over the report's comparisons); "-" where it has none.
 std::string q_text(const MetricComparison* m);
 
-// "296.1 GFLOP/s": a FLOP rate, 4 significant digits.
-std::string gflops_text(double flops_per_s);
+// "296.1 GFLOP/s", "790 TFLOP/s": a FLOP rate, 4 significant digits, in TFLOP/s from 1e12 on.
+std::string flop_rate_text(double flops_per_s);
 
 // "1.42x [1.35, 1.50]": a ratio with its interval.
 std::string ratio_text(const measure::Interval& interval);

@@ -109,8 +109,8 @@ std::string machine_speed_text(const FolderComparison& c) {
   if (!m.peak.defined) return "not compared (" + m.reason + ")";
   std::string text =
       "fp32 matmul peak at each run's start (" + std::to_string(m.matrix_size) + " x " +
-      std::to_string(m.matrix_size) + "): " + gflops_text(m.peak.baseline_median) + " before, " +
-      gflops_text(m.peak.variant_median) + " after (medians of " +
+      std::to_string(m.matrix_size) + "): " + flop_rate_text(m.peak.baseline_median) + " before, " +
+      flop_rate_text(m.peak.variant_median) + " after (medians of " +
       std::to_string(m.peak.n_baseline) + " and " + std::to_string(m.peak.n_variant) + " runs), " +
       (lacks_interval(m.peak) ? no_interval_text(m.peak.interval.estimate, *c.metric)
                               : ratio_text(m.peak.interval));

@@ -12,17 +12,36 @@ namespace speedbench::report {
 
 namespace {
 
-// Why a run that trained has no MFU: its model FLOP rate beat the one matmul peak it timed, so
-// measure::model_flop_utilisation gave none (the product was not the device's fastest path for
-// the dtype, or the probe ran slow); nothing where the run has an MFU or no such peak.
+// Why a run that trained has no MFU: its model FLOP rate beat the matmul peak it timed (the faster
+// of two probes since 2026-12-07), so measure::model_flop_utilisation gave none (the product was
+// not the device's fastest path for the dtype, or the probes ran slow); nothing where the run has
+// an MFU or no such peak.
 std::optional<std::string> mfu_above_peak(const Record& r) {
   const auto& peaks = r.metrics.matmul_peak_flops;
   if (r.metrics.mfu > 0 || peaks.size() != 1 || peaks.begin()->second <= 0) return std::nullopt;
   const double per_device_rate = r.metrics.model_flops_per_s_per_device();
   const auto& [dtype, peak] = *peaks.begin();
   if (per_device_rate <= peak) return std::nullopt;
-  return "no MFU: model " + gflops_text(per_device_rate) + " above the " + dtype +
-         " matmul peak it timed, " + gflops_text(peak);
+  return "no MFU: model " + flop_rate_text(per_device_rate) + " above the " + dtype +
+         " matmul peak it timed, " + flop_rate_text(peak);
+}
+
+// A run whose matmul peaks at its start and at its end are more than kPeakProbesApart apart: the
+// machine's speed moved within it (a transient at one probe, a clock that fell under load);
+// nothing for records with one probe.
+std::optional<std::string> peak_moved(const Record& r) {
+  for (const auto& [dtype, at_start] : r.metrics.matmul_peak_flops_at_start) {
+    const auto at_end = r.metrics.matmul_peak_flops_at_end.find(dtype);
+    if (at_end == r.metrics.matmul_peak_flops_at_end.end() || at_start <= 0 ||
+        at_end->second <= 0) {
+      continue;
+    }
+    const double apart = std::max(at_start, at_end->second) / std::min(at_start, at_end->second);
+    if (apart <= kPeakProbesApart) continue;
+    return "peak moved: " + dtype + " matmul " + flop_rate_text(at_start) + " at its start, " +
+           flop_rate_text(at_end->second) + " at its end";
+  }
+  return std::nullopt;
 }
 
 // The cores the run might use; records before cpu_cores_usable name the machine's cores only.
@@ -101,6 +120,7 @@ std::vector<HealthFlag> run_health_flags(const Record& r) {
   if (governor != "unavailable" && governor != "performance") {
     flags.push_back({"frequency scaling", "CPU frequency scaling (governor " + governor + ")"});
   }
+  if (const auto moved = peak_moved(r)) flags.push_back({"peak moved", *moved});
   if (const auto no_mfu = mfu_above_peak(r)) flags.push_back({"no MFU", *no_mfu});
   return flags;
 }

@@ -1,10 +1,10 @@
 // What makes one run's numbers less trustworthy: noisy steps, other load while it trained (other
 // processes, or a hypervisor that gave the run's virtual CPUs to other guests), its threads
 // waiting for a CPU (whatever the cause: other load, its own threads, a cgroup quota), its cgroup
-// CPU quota stopping it, more LibTorch threads than cores, CPU frequency scaling, an MFU its
-// matmul probe could not bound. The report's "Measurement health" section lists the flagged runs,
-// and summary.json's flagged_runs gives them to machines (a CI job can refuse a run folder from a
-// loaded machine).
+// CPU quota stopping it, more LibTorch threads than cores, CPU frequency scaling, a machine whose
+// matmul peak moved between the run's start and end, an MFU its matmul probes could not bound. The
+// report's "Measurement health" section lists the flagged runs, and summary.json's flagged_runs
+// gives them to machines (a CI job can refuse a run folder from a loaded machine).
 #pragma once
 
 #include <string>
@@ -28,6 +28,10 @@ inline constexpr double kCpuWaitThreads = 0.25;
 // flagged (a one-thread run under a 1-core quota on a quiet 2-core machine: 0.02; two threads
 // under it: 1.0).
 inline constexpr double kQuotaThrottledShare = 0.1;
+// The faster of a run's two matmul peaks (timed at its start and its end) over the slower, above
+// this is flagged: the machine's speed moved within the run (120 quiet runs here: 1.08 at most; a
+// probe that lost one of 2 cores: about 2).
+inline constexpr double kPeakProbesApart = 1.25;
 
 // One reason to distrust a run's numbers.
 struct HealthFlag {

@@ -110,6 +110,24 @@ std::string variant_tables(const Results& results) {
 
 namespace {
 
+// How the peak moved within runs, from each run's start to its end; "" where fewer than 2 runs
+// timed it twice.
+std::string peak_within_runs_text(const Results& results) {
+  const auto ratios = peak_end_over_start(results);
+  if (ratios.size() < 2) return "";
+  const auto spread = measure::summarize(ratios);
+  const auto apart = std::count_if(ratios.begin(), ratios.end(), [](double ratio) {
+    return std::max(ratio, 1 / ratio) > kPeakProbesApart;
+  });
+  return " Within the runs, the peak each timed again at its end was " +
+         format_number("%.3f", spread.median) + "x its start's (median; 10th to 90th percentile " +
+         format_number("%.3g", spread.p10) + "x to " + format_number("%.3g", spread.p90) +
+         "x, over " + std::to_string(spread.count) + " runs; " +
+         (apart == 0 ? std::string("none") : std::to_string(apart)) + " more than " +
+         format_number("%.2f", kPeakProbesApart) + "x apart" +
+         (apart == 0 ? "" : ", flagged \"peak moved\"") + ").";
+}
+
 // How much the machine's own speed moved from run to run, by the fp32 matmul peak each run timed
 // at its start; "" with fewer than 2 such runs, or products of more than one size.
 std::string machine_speed_spread(const Results& results) {
@@ -119,15 +137,16 @@ std::string machine_speed_spread(const Results& results) {
   const auto n = std::to_string(*peaks.sizes.begin());
   return "\nThe machine's own speed from run to run: the fp32 matmul peak each run timed at its "
          "start (" +
-         n + " x " + n + ", the MFU peak) had a median of " + gflops_text(spread.median) +
-         ", 10th to 90th percentile " + gflops_text(spread.p10) + " to " + gflops_text(spread.p90) +
-         ", CV " + format_number("%.0f%%", 100 * spread.cv) + " over " +
-         std::to_string(spread.count) +
+         n + " x " + n + ", the product MFU divides by) had a median of " +
+         flop_rate_text(spread.median) + ", 10th to 90th percentile " + flop_rate_text(spread.p10) +
+         " to " + flop_rate_text(spread.p90) + ", CV " + format_number("%.0f%%", 100 * spread.cv) +
+         " over " + std::to_string(spread.count) +
          " runs (each peak is a few milliseconds of products, so the spread holds the probe's "
          "own noise too). A machine whose speed moves widens every throughput interval: "
          "interleaved repetitions keep its drift out of the ratios, not its spread out of their "
          "intervals. "
-         "`speedbench compare` sets this peak against another folder's.\n";
+         "`speedbench compare` sets this peak against another folder's." +
+         peak_within_runs_text(results) + "\n";
 }
 
 // How quiet the machine was while the runs trained; "" where no run measured it.
@@ -192,11 +211,14 @@ std::string health_section(const ReportInputs& in) {
       << format_number("%.0f%%", 100 * kQuotaThrottledShare)
       << " of the quota's periods, more LibTorch threads over its ranks "
          "than cores on a CPU run, or a CPU frequency governor other than performance; on "
-         "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown; or no MFU "
-         "because the model's FLOP rate beat the matmul peak the run timed for its dtype, which "
-         "is then no ceiling: the product is not the device's fastest path for the dtype, as bf16 "
-         "at::mm on a CPU without native bf16, or the probe, milliseconds of products, ran "
-         "slow).\n";
+         "machines that do not expose cpufreq, e.g. most VMs, the governor is unknown; the "
+         "matmul peaks the run timed at its start and at its end more than "
+      << format_number("%.2f", kPeakProbesApart)
+      << "x apart (the machine's speed moved within the run: a transient during one probe, "
+         "milliseconds of products, or a clock that fell under load; MFU divides by the faster); "
+         "or no MFU because the model's FLOP rate beat the faster of those peaks, which is then "
+         "no ceiling: the product is not the device's fastest path for the dtype, as bf16 at::mm "
+         "on a CPU without native bf16, or both probes ran slow).\n";
   if (flagged > 0)
     out << "\n" << table_header({"workload", "variant", "repetition", "flags"}) << runs.str();
   out << cpu_contention_spread(in.results) << machine_speed_spread(in.results)

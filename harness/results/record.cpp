@@ -181,7 +181,9 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"matmul_peak",
        {{"size", m.matmul_peak_size},
         {"flops_per_s", m.matmul_peak_flops},
-        {"kernel", m.matmul_peak_kernel}}},
+        {"kernel", m.matmul_peak_kernel},
+        {"flops_per_s_at_start", m.matmul_peak_flops_at_start},
+        {"flops_per_s_at_end", m.matmul_peak_flops_at_end}}},
       {"mfu", m.mfu},
       {"other_processes_busy_cores", optional_to_json(m.other_processes_busy_cores)},
       {"stolen_cores", optional_to_json(m.stolen_cores)},
@@ -248,6 +250,11 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
     m.matmul_peak_flops = field<std::map<std::string, double>>(peak, "flops_per_s");
     if (peak.contains("kernel")) {  // records before it had one kernel, at::mm
       m.matmul_peak_kernel = field<std::map<std::string, std::string>>(peak, "kernel");
+    }
+    for (const auto& [key, probe] :
+         {std::make_pair("flops_per_s_at_start", &m.matmul_peak_flops_at_start),
+          std::make_pair("flops_per_s_at_end", &m.matmul_peak_flops_at_end)}) {
+      if (peak.contains(key)) *probe = field<std::map<std::string, double>>(peak, key);
     }
   }
   if (j.contains("mfu")) m.mfu = at_least_zero<double>(j, "mfu");

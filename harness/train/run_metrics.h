@@ -66,8 +66,14 @@ struct RunMetrics {
   int64_t host_syncs = 0;               // syncs the harness forced during training
   std::optional<int64_t> device_syncs;  // CUDA: syncs sync-debug mode saw in training steps
   int64_t matmul_peak_size = 0;         // n of the n x n products behind matmul_peak_flops
-  std::map<std::string, double> matmul_peak_flops;        // FLOP/s per dtype, measured at start-up
-  std::map<std::string, std::string> matmul_peak_kernel;  // per dtype: the kernel of that peak
+  // FLOP/s per dtype: the faster of the peaks timed at the start and at the end of the run (at
+  // start-up only in records before 2026-12-07); the kernel of each.
+  std::map<std::string, double> matmul_peak_flops;
+  std::map<std::string, std::string> matmul_peak_kernel;
+  // The two probes' FLOP/s per dtype; at_end is empty where the run did not end ok, and both are
+  // in records since 2026-12-07 only.
+  std::map<std::string, double> matmul_peak_flops_at_start;
+  std::map<std::string, double> matmul_peak_flops_at_end;
   double mfu = 0;  // model FLOP/s per device / the peak of the run's precision
   // Cores other processes kept busy during training (harness/measure/other_processes_cpu.h);
   // none where /proc/stat cannot be read or a DDP run ended early (its ranks' CPU is unknown).

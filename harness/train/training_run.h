@@ -65,6 +65,7 @@ class TrainingRun {
   void collect_step_times();
   void evaluate_now();
   void record_totals();
+  void time_matmul_peak_at_end();
   std::optional<measure::OthersLoad> load_of_others();
   std::optional<double> cpu_wait_threads();
 
@@ -79,7 +80,7 @@ class TrainingRun {
   torch::Device device_ = torch::kCPU;
   TrainOutcome outcome_;
   RunMetrics& m_ = outcome_.metrics;
-  measure::MatmulPeak matmul_peak_;
+  measure::MatmulPeak matmul_peak_;  // timed at the start; at the end, the faster of two probes
 
   // ---- workload: data, model, optimizer, schedule ---------------------------------------------
   Workload workload_;
