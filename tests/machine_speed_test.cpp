@@ -10,6 +10,7 @@
 #include "harness/report/machine_speed.h"
 #include "harness/report/report_writer.h"
 #include "harness/report/run_folder_comparison.h"
+#include "harness/report/run_health.h"
 #include "test_support.h"
 
 namespace speedbench::report {
@@ -221,7 +222,21 @@ TEST(MachineSpeedTest, RunsThatTimedTheirPeakTwiceAreComparedByTheStartsAndTheir
   }
   const auto results = synthetic_folder("run", {baseline});
   EXPECT_EQ(fp32_matmul_peaks(results).flops_per_s, (std::vector<double>(4, 100e9)));
-  EXPECT_EQ(peak_end_over_start(results), (std::vector<double>{1.02, 0.98, 1.0, 2.0}));
+  std::vector<double> end_over_start;
+  std::vector<bool> moved;
+  for (const auto& record : results.records) {
+    const auto probes = matmul_peak_probes(record);
+    ASSERT_TRUE(probes.has_value());
+    EXPECT_EQ(probes->dtype, "fp32");
+    end_over_start.push_back(probes->end_over_start());
+    moved.push_back(probes->moved());
+  }
+  EXPECT_EQ(end_over_start, (std::vector<double>{1.02, 0.98, 1.0, 2.0}));
+  EXPECT_EQ(moved, (std::vector<bool>{false, false, false, true}));
+  // One probe: nothing to set against the other.
+  auto one_probe = baseline[0];
+  one_probe.metrics.matmul_peak_flops_at_end.clear();
+  EXPECT_FALSE(matmul_peak_probes(one_probe).has_value());
   const auto markdown = markdown_report({results, compare(results), {}, {}});
   // numpy's percentiles of 0.98, 1, 1.02, 2: 0.986 and 1.706.
   EXPECT_NE(markdown.find(" Within the runs, the peak each timed again at its end was 1.010x its "

@@ -41,21 +41,6 @@ FolderPeaks fp32_matmul_peaks(const Results& results) {
   return peaks;
 }
 
-std::vector<double> peak_end_over_start(const Results& results) {
-  std::vector<double> ratios;
-  for (const auto& record : results.records) {
-    if (record.status != RunStatus::kOk) continue;
-    const auto& at_end = record.metrics.matmul_peak_flops_at_end;
-    for (const auto& [dtype, at_start] : record.metrics.matmul_peak_flops_at_start) {
-      const auto end = at_end.find(dtype);
-      if (end != at_end.end() && at_start > 0 && end->second > 0) {
-        ratios.push_back(end->second / at_start);
-      }
-    }
-  }
-  return ratios;
-}
-
 MachineSpeedChange compare_machine_speed(const Results& before, const Results& after) {
   MachineSpeedChange change;
   const auto before_peaks = fp32_matmul_peaks(before);

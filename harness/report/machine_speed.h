@@ -25,11 +25,6 @@ struct FolderPeaks {
 };
 FolderPeaks fp32_matmul_peaks(const Results& results);
 
-// Within each ok run that timed its peak twice (records since 2026-12-07): the peak at its end
-// over the peak at its start, for the dtype it measured; how the machine's speed moved while runs
-// trained (a GPU whose clocks fall under load, a neighbour that came or went).
-std::vector<double> peak_end_over_start(const Results& results);
-
 struct MachineSpeedChange {
   int64_t matrix_size = 0;  // n of the n x n products; 0 when the folders' products differ
   // fp32_matmul_peaks of each folder: baseline = BEFORE's runs, variant = AFTER's.

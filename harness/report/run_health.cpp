@@ -26,22 +26,13 @@ std::optional<std::string> mfu_above_peak(const Record& r) {
          " matmul peak it timed, " + flop_rate_text(peak);
 }
 
-// A run whose matmul peaks at its start and at its end are more than kPeakProbesApart apart: the
-// machine's speed moved within it (a transient at one probe, a clock that fell under load);
-// nothing for records with one probe.
+// A run whose matmul peaks at its start and at its end moved: the machine's speed moved within it
+// (a transient at one probe, a clock that fell under load).
 std::optional<std::string> peak_moved(const Record& r) {
-  for (const auto& [dtype, at_start] : r.metrics.matmul_peak_flops_at_start) {
-    const auto at_end = r.metrics.matmul_peak_flops_at_end.find(dtype);
-    if (at_end == r.metrics.matmul_peak_flops_at_end.end() || at_start <= 0 ||
-        at_end->second <= 0) {
-      continue;
-    }
-    const double apart = std::max(at_start, at_end->second) / std::min(at_start, at_end->second);
-    if (apart <= kPeakProbesApart) continue;
-    return "peak moved: " + dtype + " matmul " + flop_rate_text(at_start) + " at its start, " +
-           flop_rate_text(at_end->second) + " at its end";
-  }
-  return std::nullopt;
+  const auto probes = matmul_peak_probes(r);
+  if (!probes || !probes->moved()) return std::nullopt;
+  return "peak moved: " + probes->dtype + " matmul " + flop_rate_text(probes->at_start) +
+         " at its start, " + flop_rate_text(probes->at_end) + " at its end";
 }
 
 // The cores the run might use; records before cpu_cores_usable name the machine's cores only.
@@ -85,6 +76,22 @@ std::optional<HealthFlag> other_load_flag(const Record& r, const nlohmann::json&
 }
 
 }  // namespace
+
+bool MatmulPeakProbes::moved() const {
+  const double ratio = end_over_start();
+  return std::max(ratio, 1 / ratio) > kPeakProbesApart;
+}
+
+std::optional<MatmulPeakProbes> matmul_peak_probes(const Record& r) {
+  const auto& at_end = r.metrics.matmul_peak_flops_at_end;
+  for (const auto& [dtype, at_start] : r.metrics.matmul_peak_flops_at_start) {
+    const auto end = at_end.find(dtype);
+    if (end != at_end.end() && at_start > 0 && end->second > 0) {
+      return MatmulPeakProbes{dtype, at_start, end->second};
+    }
+  }
+  return std::nullopt;
+}
 
 std::vector<HealthFlag> run_health_flags(const Record& r) {
   std::vector<HealthFlag> flags;

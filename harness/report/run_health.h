@@ -7,6 +7,7 @@
 // gives them to machines (a CI job can refuse a run folder from a loaded machine).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,18 @@ inline constexpr double kQuotaThrottledShare = 0.1;
 // this is flagged: the machine's speed moved within the run (120 quiet runs here: 1.08 at most; a
 // probe that lost one of 2 cores: about 2).
 inline constexpr double kPeakProbesApart = 1.25;
+
+// A run's two matmul peaks, timed at its start and at its end, for the dtype it measured.
+struct MatmulPeakProbes {
+  std::string dtype;
+  double at_start = 0;  // FLOP/s
+  double at_end = 0;
+  double end_over_start() const { return at_end / at_start; }
+  // More than kPeakProbesApart apart, either way: flagged "peak moved".
+  bool moved() const;
+};
+// Nothing for a record with one probe (a run that did not end ok, or from before 2026-12-07).
+std::optional<MatmulPeakProbes> matmul_peak_probes(const Record& r);
 
 // One reason to distrust a run's numbers.
 struct HealthFlag {

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "harness/report/cpu_contention.h"
 #include "harness/report/machine_speed.h"
@@ -110,15 +111,20 @@ std::string variant_tables(const Results& results) {
 
 namespace {
 
-// How the peak moved within runs, from each run's start to its end; "" where fewer than 2 runs
-// timed it twice.
+// How the peak moved within the ok runs, from each run's start to its end (a GPU whose clocks
+// fall under load, a neighbour that came or went); "" where fewer than 2 runs timed it twice.
 std::string peak_within_runs_text(const Results& results) {
-  const auto ratios = peak_end_over_start(results);
+  std::vector<double> ratios;
+  int apart = 0;
+  for (const auto& record : results.records) {
+    if (record.status != RunStatus::kOk) continue;
+    if (const auto probes = matmul_peak_probes(record)) {
+      ratios.push_back(probes->end_over_start());
+      apart += probes->moved() ? 1 : 0;
+    }
+  }
   if (ratios.size() < 2) return "";
   const auto spread = measure::summarize(ratios);
-  const auto apart = std::count_if(ratios.begin(), ratios.end(), [](double ratio) {
-    return std::max(ratio, 1 / ratio) > kPeakProbesApart;
-  });
   return " Within the runs, the peak each timed again at its end was " +
          format_number("%.3f", spread.median) + "x its start's (median; 10th to 90th percentile " +
          format_number("%.3g", spread.p10) + "x to " + format_number("%.3g", spread.p90) +

@@ -292,7 +292,6 @@ void TrainingRun::record_totals() {
 // milliseconds is rarely there at the end too (matmul_peak.h). A run that did not end ok, or a
 // device the training left no room on for the products, keeps the start's.
 void TrainingRun::time_matmul_peak_at_end() {
-  m_.matmul_peak_flops_at_start = matmul_peak_.flops_per_s;
   if (outcome_.status != RunStatus::kOk) return;
   device_syncs_.reset();  // counted already; the products' syncs are not the training's
   try {

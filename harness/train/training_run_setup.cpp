@@ -30,7 +30,8 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const ProgressFn& progres
                                               {measure::matmul_dtype_for_amp(tech_.amp)});
   torch::manual_seed(static_cast<uint64_t>(config_.seed));
   m_.matmul_peak_size = matmul_peak_.size;
-  m_.matmul_peak_flops = matmul_peak_.flops_per_s;
+  m_.matmul_peak_flops = matmul_peak_.flops_per_s;  // until the end's probe is faster
+  m_.matmul_peak_flops_at_start = matmul_peak_.flops_per_s;
   m_.matmul_peak_kernel = matmul_peak_.kernel;
 
   const double lr_scale = set_up_model();
