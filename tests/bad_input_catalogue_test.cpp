@@ -159,6 +159,7 @@ std::vector<BadInput> catalogue() {
       {"results: a plan.json without comparisons", {{"r/runs.jsonl", "<record>"}, {"r/plan.json", "{\"runs\": []}"}}, exe + " report {dir}/r", {"{dir}/r/plan.json", "'comparisons'", "expected a list of comparisons"}},
       {"results: a plan.json comparison with a number for a name", {{"r/runs.jsonl", "<record>"}, {"r/plan.json", "{\"comparisons\": [{\"workload\": 1, \"label\": \"a\", \"baseline\": \"b\", \"variant\": \"a\"}]}"}}, exe + " compare {dir}/r {dir}/r", {"{dir}/r/plan.json", "comparisons[0].workload"}},
       {"results: a plan.json whose design is a number", {{"r/runs.jsonl", "<record>"}, {"r/plan.json", "{\"design\": 3, \"comparisons\": []}"}}, exe + " verify {dir}/r", {"{dir}/r/plan.json", "'design'"}},
+      {"results: a plan.json whose suite file is a number", {{"r/runs.jsonl", "<record>"}, {"r/plan.json", "{\"file\": 5, \"comparisons\": []}"}}, exe + " report {dir}/r", {"{dir}/r/plan.json", "'file'"}},
       {"results: empty records file", {{"r/runs.jsonl", ""}}, exe + " report {dir}/r", {"{dir}/r/runs.jsonl", "no records"}},
       {"results: a micro-benchmark file of another kind", {{"r/runs.jsonl", "<record>"}, {"m.json", "{\"records\": []}"}}, exe + " report {dir}/r --micro {dir}/m.json", {"{dir}/m.json", "'benchmarks'"}},
       {"compare: an unknown metric", {{"r/runs.jsonl", "<record>"}}, exe + " compare {dir}/r {dir}/r --metric speed", {"command line", "'--metric'", "expected a ratio metric", "'speed'"}},

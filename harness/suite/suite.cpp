@@ -290,8 +290,10 @@ nlohmann::json suite_plan_to_json(const Suite& suite) {
 
 nlohmann::json checked_plan_json(nlohmann::json plan, const std::string& file) {
   JsonObjectReader in(plan, file, "");
+  // The fields the report reads: description, design, repetitions, file (the suite's path).
   in.get_string("description", "");
   in.get_string("design", "");
+  in.get_string("file", "");
   in.get_int("repetitions", 0, 0, std::numeric_limits<int64_t>::max());
   const auto* runs = in.raw("runs");
   if (runs != nullptr && !runs->is_array()) in.fail("runs", "expected a list of planned runs");
