@@ -53,6 +53,7 @@ Record full_record() {
   m.peak_allocated_bytes = 123456789;
   m.eval_peak_allocated_bytes = 23456789;
   m.peak_rss_bytes = 987654321;
+  m.heap_layout_bytes = 4096;
   m.minor_page_faults = 4321;
   m.parameter_count = 78090;
   m.host_syncs = 9;
@@ -117,6 +118,7 @@ TEST(RecordTest, RoundTripsThroughJsonWithEveryField) {
   EXPECT_EQ(*back.metrics.cpu_wait_threads, 0.0625);
   EXPECT_EQ(*back.metrics.quota_throttled_share, 0.25);
   EXPECT_EQ(*back.metrics.minor_page_faults, 4321);
+  EXPECT_EQ(back.metrics.heap_layout_bytes, 4096);
   EXPECT_EQ(back.metrics.distributed.rank_cpu_s, (std::vector<double>{1.5, 1.25}));
 }
 
@@ -153,15 +155,17 @@ TEST(RecordTest, ARecordFromBeforeTheOtherLoadWasMeasuredInTrainingStillReads) {
 }
 
 // Until 2026-12-07 the hypervisor's steal was counted in other_processes_busy_cores, and the
-// threads' waits for a CPU, the page faults and the quota's throttling were not measured: a
-// record without them reads, with none.
+// threads' waits for a CPU, the page faults and the quota's throttling were not measured, nor
+// a heap layout drawn: a record without them reads, with none.
 TEST(RecordTest, ARecordFromBeforeStealAndCpuWaitWereMeasuredStillReads) {
   auto json = record_to_json(full_record());
   json["metrics"].erase("stolen_cores");
   json["metrics"].erase("cpu_wait_threads");
   json["metrics"].erase("minor_page_faults");
   json["metrics"].erase("quota_throttled_share");
+  json["metrics"].erase("heap_layout_bytes");
   const auto back = record_from_json(json);
+  EXPECT_EQ(back.metrics.heap_layout_bytes, 0);  // they held no block
   EXPECT_EQ(*back.metrics.other_processes_busy_cores, 0.375);
   EXPECT_FALSE(back.metrics.stolen_cores.has_value());
   EXPECT_FALSE(back.metrics.cpu_wait_threads.has_value());
@@ -283,6 +287,8 @@ TEST(RecordTest, ANegativeMeasurementOrAMisshapenSectionIsNamed) {
       {"/metrics/distributed/rank_cpu_s"_json_pointer,
        {1.0, -1.0},
        "record field 'rank_cpu_s' has -1.0 at index 1 (expected times >= 0)"},
+      {"/metrics/heap_layout_bytes"_json_pointer, -64,
+       "record field 'heap_layout_bytes' is -64 (expected a number >= 0)"},
       {"/metrics/peak_allocated_bytes"_json_pointer, -1,
        "record field 'peak_allocated_bytes' is -1 (expected a number >= 0)"},
       {"/metrics/step_ms"_json_pointer,

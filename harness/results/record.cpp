@@ -172,6 +172,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m) {
       {"eval_peak_allocated_bytes", m.eval_peak_allocated_bytes},
       {"peak_reserved_bytes", m.peak_reserved_bytes},
       {"peak_rss_bytes", m.peak_rss_bytes},
+      {"heap_layout_bytes", m.heap_layout_bytes},
       {"minor_page_faults",
        m.minor_page_faults ? nlohmann::json(*m.minor_page_faults) : nlohmann::json(nullptr)},
       {"parameter_count", m.parameter_count},
@@ -235,6 +236,9 @@ RunMetrics metrics_from_json(const nlohmann::json& j) {
   m.peak_allocated_bytes = at_least_zero<int64_t>(j, "peak_allocated_bytes");
   m.eval_peak_allocated_bytes = at_least_zero<int64_t>(j, "eval_peak_allocated_bytes");
   m.peak_rss_bytes = at_least_zero<int64_t>(j, "peak_rss_bytes");
+  if (j.contains("heap_layout_bytes")) {  // older records held no block
+    m.heap_layout_bytes = at_least_zero<int64_t>(j, "heap_layout_bytes");
+  }
   m.parameter_count = at_least_zero<int64_t>(j, "parameter_count");
   m.host_syncs = at_least_zero<int64_t>(j, "host_syncs");
   // Fields added with the GPU path (issue 6); older records lack them.

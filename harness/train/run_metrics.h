@@ -59,6 +59,9 @@ struct RunMetrics {
   int64_t peak_reserved_bytes = 0;  // CUDA: the caching allocator's peak reserve in training; CPU 0
   int64_t eval_peak_allocated_bytes = 0;  // the same during evaluations
   int64_t peak_rss_bytes = 0;             // process peak resident set size
+  // The block held through training so that the seed draws the heap's layout
+  // (harness/train/heap_layout_draw.h); 0 in records before 2026-12-07, which held none.
+  int64_t heap_layout_bytes = 0;
   // Minor page faults the process took in the measured steps (none in records before 2026-12-07).
   std::optional<int64_t> minor_page_faults;
   int64_t parameter_count = 0;

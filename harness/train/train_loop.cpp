@@ -38,6 +38,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // ---- the loop ---------------------------------------------------------------------------------
 TrainOutcome TrainingRun::run() {
   start_ = Clock::now();
+  heap_layout_.emplace(config_.seed);
+  m_.heap_layout_bytes = heap_layout_->bytes();
   other_load_.emplace();
   cpu_wait_.emplace();
   quota_throttling_.emplace();

@@ -26,6 +26,7 @@
 #include "harness/techniques/debug_mode.h"
 #include "harness/techniques/loss_reader.h"
 #include "harness/techniques/lr_schedule.h"
+#include "harness/train/heap_layout_draw.h"
 #include "harness/train/progress_reporter.h"
 #include "harness/train/train_batches.h"
 #include "harness/train/train_loop.h"
@@ -108,6 +109,7 @@ class TrainingRun {
   std::optional<LossReader> loss_reader_;
   std::optional<DebugModeGuard> debug_mode_;
   Clock::time_point start_;
+  std::optional<HeapLayoutDraw> heap_layout_;  // from the first step on: the seed's heap layout
   std::optional<measure::OtherProcessesCpuMeter> other_load_;  // over the training, from start_
   std::optional<measure::RunQueueWaitMeter> cpu_wait_;         // the same
   std::optional<measure::CpuQuotaThrottlingMeter> quota_throttling_;  // the same
