@@ -7,8 +7,8 @@
 // mapped afresh each step, is one draw that every repetition of a config repeats exactly: the
 // seed changes the numbers, not the sizes. The same kept-heap character-LSTM config read 704 to
 // 810 MiB of peak RSS as only its workload's name changed, each the same in every repetition;
-// with this block, 15 seeds read 704 to 904 MiB (README: "The heap's layout is drawn per run").
-// Stabilizer's argument (Curtsinger and Berger, ASPLOS 2013), at the scale of one block.
+// with this block, 15 seeds spread it over 706 to 833 MiB (README: "The heap's layout is drawn
+// per run"). Stabilizer's argument (Curtsinger and Berger, ASPLOS 2013), at one block's scale.
 #pragma once
 
 #include <cstdint>
