@@ -4,7 +4,7 @@
 //
 // Why: glibc's malloc places each block by the whole allocation history before it, so a run's
 // heap layout, and with it the process's peak RSS and (under glibc's defaults) which blocks are
-// mapped afresh each step, is one draw that every repetition of a config repeats exactly: the
+// mapped afresh each step, is one draw that every repetition of a config repeats: the
 // seed changes the numbers, not the sizes. The same kept-heap character-LSTM config read 704 to
 // 810 MiB of peak RSS as only its workload's name changed, each the same in every repetition;
 // with this block, 15 seeds spread it over 706 to 833 MiB (README: "The heap's layout is drawn
