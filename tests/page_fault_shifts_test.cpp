@@ -117,6 +117,7 @@ TEST(PageFaultShiftsTest, FaultsThatMovedWithTheHeapKeptAreNotBlamedOnTheMmapThr
   EXPECT_EQ(shifts[0].technique, "max_batch");
   EXPECT_TRUE(shifts[0].heap_kept);
   EXPECT_FALSE(shifts[1].heap_kept);
+  EXPECT_FALSE(shifts[0].layouts_drawn);  // records that held no block
 
   const auto text = page_fault_shifts_text(shifts, "s.json");
   const auto kept = text.find("although the baselines kept freed host memory");
@@ -130,6 +131,57 @@ TEST(PageFaultShiftsTest, FaultsThatMovedWithTheHeapKeptAreNotBlamedOnTheMmapThr
   const auto summary = summary_json({results, comparisons, {}, {}});
   EXPECT_TRUE(summary["page_fault_shifts"][0]["heap_kept"].get<bool>());
   EXPECT_FALSE(summary["page_fault_shifts"][1]["heap_kept"].get<bool>());
+}
+
+// Runs that drew their heaps' layouts (heap_layout_bytes) sampled the faults' spread: the report
+// no longer says that every repetition repeats them, and says so only where both sides drew.
+TEST(PageFaultShiftsTest, WhereTheRunsDrewTheirHeapLayoutsTheIntervalHoldsTheFaultsSpread) {
+  TempDir dir;
+  const auto path = dir.file("runs.jsonl");
+  const auto drawing = [](std::vector<Record> runs, bool heap_kept) {
+    for (auto& r : runs) {
+      r.metrics.heap_layout_bytes = 64 + 100 * r.repetition;
+      if (heap_kept) r.techniques_on.push_back("host_memory_reuse");
+    }
+    return runs;
+  };
+  for (bool heap_kept : {false, true}) {
+    const std::string workload = heap_kept ? "resnet_heap" : "resnet";
+    for (const auto& r : drawing(runs_faulting(workload, "baseline", 4), heap_kept))
+      append_record(path, r);
+    for (const auto& r : drawing(runs_faulting(workload, "max_batch", 1500), heap_kept))
+      append_record(path, r);
+  }
+  const auto results = load_results(dir.path().string());
+  const auto comparisons = compare(results);
+  const auto shifts = page_fault_shifts(results, comparisons);
+  ASSERT_EQ(shifts.size(), 2u);
+  for (const auto& s : shifts) EXPECT_TRUE(s.layouts_drawn) << s.workload;
+  const auto text = page_fault_shifts_text(shifts, "s.json");
+  EXPECT_EQ(text.find("Every repetition repeats"), std::string::npos) << text;
+  const auto kept = text.find("although the baselines kept freed host memory");
+  ASSERT_NE(kept, std::string::npos) << text;
+  const std::string sampled = "Their runs drew their heaps' layouts (heap_layout_bytes)";
+  EXPECT_LT(text.find(sampled), kept) << text;                     // glibc's defaults
+  EXPECT_NE(text.find(sampled, kept), std::string::npos) << text;  // the heap kept
+  EXPECT_TRUE(summary_json({results, comparisons, {}, {}})["page_fault_shifts"][0]["layouts_drawn"]
+                  .get<bool>());
+
+  // One side from a build that drew none: its repetitions repeated one layout.
+  auto mixed = shifts;
+  mixed[0].layouts_drawn = false;
+  const auto mixed_text = page_fault_shifts_text(mixed, "s.json");
+  EXPECT_LT(mixed_text.find("Every repetition repeats that"), mixed_text.find(sampled))
+      << mixed_text;
+  TempDir one_side;
+  const auto one_side_path = one_side.file("runs.jsonl");
+  for (const auto& r : runs_faulting("resnet", "baseline", 4)) append_record(one_side_path, r);
+  for (const auto& r : drawing(runs_faulting("resnet", "max_batch", 1500), false))
+    append_record(one_side_path, r);
+  const auto one_side_results = load_results(one_side.path().string());
+  const auto one_side_shifts = page_fault_shifts(one_side_results, compare(one_side_results));
+  ASSERT_EQ(one_side_shifts.size(), 1u);
+  EXPECT_FALSE(one_side_shifts[0].layouts_drawn);
 }
 
 TEST(PageFaultShiftsTest, AReportWithoutSuchComparisonsSaysNothingOfThem) {

@@ -38,6 +38,19 @@ bool kept_freed_host_memory(const Results& results, const WorkloadVariant& which
   return false;
 }
 
+// Every ok run of `which` held a seed-drawn block (harness/train/heap_layout_draw.h), so that its
+// repetitions sampled the heap's layout; false where none ran ok.
+bool drew_heap_layouts(const Results& results, const WorkloadVariant& which) {
+  bool any = false;
+  for (const auto& r : results.records) {
+    if (r.status != RunStatus::kOk || r.workload != which.first || r.variant != which.second)
+      continue;
+    if (r.metrics.heap_layout_bytes <= 0) return false;
+    any = true;
+  }
+  return any;
+}
+
 std::string shifts_table(const std::vector<PageFaultShift>& shifts) {
   std::ostringstream out;
   out << table_header({"workload", "technique", "page faults per step, baseline -> variant"});
@@ -70,9 +83,12 @@ std::vector<PageFaultShift> page_fault_shifts(const Results& results,
     const auto* faults = c.metric("page_faults_per_step");
     if (faults == nullptr || faults->n_baseline == 0 || faults->n_variant == 0) continue;
     if (!page_faults_moved(faults->baseline_median, faults->variant_median)) continue;
+    const WorkloadVariant baseline{c.comparison.workload, c.comparison.baseline};
     shifts.push_back(
         {c.comparison.workload, c.comparison.label, faults->baseline_median, faults->variant_median,
-         kept_freed_host_memory(results, {c.comparison.workload, c.comparison.baseline})});
+         kept_freed_host_memory(results, baseline),
+         drew_heap_layouts(results, baseline) &&
+             drew_heap_layouts(results, {c.comparison.workload, c.comparison.variant})});
   }
   return shifts;
 }
@@ -81,6 +97,14 @@ std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts,
                                    const std::string& suite_file) {
   std::vector<PageFaultShift> allocator, heap_kept;
   for (const auto& s : shifts) (s.heap_kept ? heap_kept : allocator).push_back(s);
+  // Whether the repetitions could show the faults: only where each run drew its heap's layout.
+  const auto drawn = [](const std::vector<PageFaultShift>& group) {
+    return std::all_of(group.begin(), group.end(),
+                       [](const PageFaultShift& s) { return s.layouts_drawn; });
+  };
+  const std::string sampled =
+      "Their runs drew their heaps' layouts (heap_layout_bytes), so the interval holds the "
+      "faults' spread from layout to layout, and medians this far apart are ";
   std::ostringstream out;
   const auto these_variants =
       "\nThese variants fault in a very different number of fresh pages a step than their "
@@ -96,11 +120,16 @@ std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts,
         << ": on one side the host allocator gives memory back to the kernel and takes it "
            "again each step (glibc's malloc maps a block afresh when it is above its mmap "
            "threshold, which moves with the process's allocation history and stops at 32 MiB). "
-           "Every repetition repeats that, so the interval cannot show it: part of the ratio may "
-           "be how the technique's allocations meet the allocator, not the technique. To measure "
-           "the techniques alone, run them again with host_memory_reuse on in every variant, as "
-           "suites/cpu-accumulation.json and suites/cpu-allocator.json do: `speedbench run "
-           "--suite "
+        << (drawn(allocator)
+                ? sampled +
+                      "the technique's allocations meeting the allocator: part of the ratio "
+                      "may be that, not the technique's own work."
+                : std::string("Every repetition repeats that, so the interval cannot show it: "
+                              "part of the ratio may be how the technique's allocations meet "
+                              "the allocator, not the technique."))
+        << " To measure the techniques alone, run them again with host_memory_reuse on in every "
+           "variant, as suites/cpu-accumulation.json and suites/cpu-allocator.json do: "
+           "`speedbench run --suite "
         << (suite_file.empty() ? "SUITE" : suite_file) << " --only " << joined(techniques, ",")
         << " --base '{\"techniques\": {\"host_memory_reuse\": true}}'`.\n\n"
         << shifts_table(allocator);
@@ -110,8 +139,14 @@ std::string page_fault_shifts_text(const std::vector<PageFaultShift>& shifts,
         << " although the baselines kept freed host memory (host_memory_reuse: glibc serves "
            "every block from its heap and keeps what is freed), so the faults are not glibc's mmap "
            "threshold: the heap grew during the timed steps, or memory came from another "
-           "allocator. Every repetition repeats them, so the interval cannot show their share of "
-           "the ratio, and a rerun with host_memory_reuse would change nothing.\n\n"
+           "allocator. "
+        << (drawn(heap_kept) ? sampled +
+                                   "how the technique's allocations grow the heap; a rerun "
+                                   "with host_memory_reuse would change nothing."
+                             : std::string("Every repetition repeats them, so the interval cannot "
+                                           "show their share of the ratio, and a rerun with "
+                                           "host_memory_reuse would change nothing."))
+        << "\n\n"
         << shifts_table(heap_kept);
   }
   return out.str();

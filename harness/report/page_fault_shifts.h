@@ -38,6 +38,10 @@ struct PageFaultShift {
   // has it): glibc mapped no block afresh, so the faults came from elsewhere, and a rerun with
   // host_memory_reuse would change nothing.
   bool heap_kept = false;
+  // Every run of both sides drew its heap's layout (heap_layout_bytes, since 2026-12-07): the
+  // repetitions sampled layouts, and the interval holds the faults' spread over them; before,
+  // every repetition repeated one layout's faults.
+  bool layouts_drawn = false;
 };
 
 // The ok comparisons whose medians of page faults per step moved that much, in report order;

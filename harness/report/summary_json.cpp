@@ -107,7 +107,8 @@ nlohmann::json summary_json(const ReportInputs& in) {
                             {"technique", s.technique},
                             {"baseline_per_step", s.baseline_per_step},
                             {"variant_per_step", s.variant_per_step},
-                            {"heap_kept", s.heap_kept}});
+                            {"heap_kept", s.heap_kept},
+                            {"layouts_drawn", s.layouts_drawn}});
   }
   const auto& first = in.results.records.front();
   const auto contention = cpu_contention_of_runs(in.results);
