@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "harness/measure/statistics.h"
 #include "harness/report/report_text.h"
@@ -28,27 +29,28 @@ std::map<WorkloadVariant, double> page_fault_medians(const Results& results) {
   return medians;
 }
 
-bool kept_freed_host_memory(const Results& results, const WorkloadVariant& which) {
+std::vector<const Record*> ok_runs_of(const Results& results, const WorkloadVariant& which) {
+  std::vector<const Record*> runs;
   for (const auto& r : results.records) {
-    if (r.status != RunStatus::kOk || r.workload != which.first || r.variant != which.second)
-      continue;
-    const auto& on = r.techniques_on;
-    if (std::find(on.begin(), on.end(), "host_memory_reuse") != on.end()) return true;
+    if (r.status == RunStatus::kOk && r.workload == which.first && r.variant == which.second)
+      runs.push_back(&r);
   }
-  return false;
+  return runs;
 }
 
-// Every ok run of `which` held a seed-drawn block (harness/train/heap_layout_draw.h), so that its
-// repetitions sampled the heap's layout; false where none ran ok.
-bool drew_heap_layouts(const Results& results, const WorkloadVariant& which) {
-  bool any = false;
-  for (const auto& r : results.records) {
-    if (r.status != RunStatus::kOk || r.workload != which.first || r.variant != which.second)
-      continue;
-    if (r.metrics.heap_layout_bytes <= 0) return false;
-    any = true;
-  }
-  return any;
+bool kept_freed_host_memory(const std::vector<const Record*>& runs) {
+  return std::any_of(runs.begin(), runs.end(), [](const Record* r) {
+    const auto& on = r->techniques_on;
+    return std::find(on.begin(), on.end(), "host_memory_reuse") != on.end();
+  });
+}
+
+// Every run held a seed-drawn block (harness/train/heap_layout_draw.h), so that the repetitions
+// sampled the heap's layout; false where there are none.
+bool drew_heap_layouts(const std::vector<const Record*>& runs) {
+  return !runs.empty() && std::all_of(runs.begin(), runs.end(), [](const Record* r) {
+    return r->metrics.heap_layout_bytes > 0;
+  });
 }
 
 std::string shifts_table(const std::vector<PageFaultShift>& shifts) {
@@ -83,12 +85,11 @@ std::vector<PageFaultShift> page_fault_shifts(const Results& results,
     const auto* faults = c.metric("page_faults_per_step");
     if (faults == nullptr || faults->n_baseline == 0 || faults->n_variant == 0) continue;
     if (!page_faults_moved(faults->baseline_median, faults->variant_median)) continue;
-    const WorkloadVariant baseline{c.comparison.workload, c.comparison.baseline};
-    shifts.push_back(
-        {c.comparison.workload, c.comparison.label, faults->baseline_median, faults->variant_median,
-         kept_freed_host_memory(results, baseline),
-         drew_heap_layouts(results, baseline) &&
-             drew_heap_layouts(results, {c.comparison.workload, c.comparison.variant})});
+    const auto baseline_runs = ok_runs_of(results, {c.comparison.workload, c.comparison.baseline});
+    const auto variant_runs = ok_runs_of(results, {c.comparison.workload, c.comparison.variant});
+    shifts.push_back({c.comparison.workload, c.comparison.label, faults->baseline_median,
+                      faults->variant_median, kept_freed_host_memory(baseline_runs),
+                      drew_heap_layouts(baseline_runs) && drew_heap_layouts(variant_runs)});
   }
   return shifts;
 }

@@ -37,9 +37,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // ---- the loop ---------------------------------------------------------------------------------
 TrainOutcome TrainingRun::run() {
-  start_ = Clock::now();
-  heap_layout_.emplace(config_.seed);
+  heap_layout_.emplace(config_.seed);  // before the clock: its malloc is not the training's
   m_.heap_layout_bytes = heap_layout_->bytes();
+  start_ = Clock::now();
   other_load_.emplace();
   cpu_wait_.emplace();
   quota_throttling_.emplace();
