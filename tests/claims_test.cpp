@@ -1,9 +1,11 @@
 // Verdicts on published claims from synthetic records: each verdict (confirmed, refuted,
-// inconclusive) against its interval, the caveat of few runs, a claim on any workload, the
-// claims its runs could not measure (not_run or inconclusive with the reason), and the
-// claims file: its errors, the shipped one and the suites that judge it.
+// inconclusive) against its interval, the caveats of few runs and of chance among many
+// comparisons, a claim on any workload, the claims its runs could not measure (not_run or
+// inconclusive with the reason), and the claims file: its errors, the shipped one and the suites
+// that judge it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -12,6 +14,7 @@
 #include "build_paths.h"
 #include "harness/config/config_error.h"
 #include "harness/report/claims.h"
+#include "harness/report/report_text.h"
 #include "harness/report/report_writer.h"
 #include "harness/suite/suite.h"
 #include "test_support.h"
@@ -143,6 +146,49 @@ TEST(ClaimsTest, AVerdictFromThreePairsOfRunsHasNoCaveat) {
   const ReportInputs inputs{results, comparisons, claims, verdicts};
   EXPECT_EQ(summary_json(inputs)["comparisons"][0]["metrics"]["throughput"]["undercovers"], false);
   EXPECT_EQ(markdown_report(inputs).find("Fewer than 5 runs on a side"), std::string::npos);
+}
+
+// A claim of "no change or better" (threshold 1 on a ratio) that one interval decides, while the
+// comparison's q (p adjusted over the report's comparisons of the metric) is 0.05 or more: the
+// verdict keeps its word and its note says it may be chance. Alone in its family (q = p) or
+// against another threshold (p does not test it) there is no such note.
+TEST(ClaimsTest, AVerdictAgainstNoChangeThatTheAdjustedQDoesNotBackSaysItMayBeChance) {
+  // "fast" pairs at ratios e^0.10, e^0.14, e^0.18: p about 0.03; "same" and "alike" change
+  // nothing, so among three comparisons its q is about 3p.
+  const double fast[] = {100 * std::exp(0.10), 100 * std::exp(0.14), 100 * std::exp(0.18)};
+  const double same[] = {101, 99, 100.5};
+  const std::vector<Claim> claims = {synthetic_claim("not-slower", "throughput", ">=", 1),
+                                     synthetic_claim("under-double", "throughput", "<=", 2)};
+  const auto note_of = [&](bool with_others) {
+    TempDir dir;
+    for (int rep = 0; rep < 3; ++rep) {
+      append_record(dir.file("runs.jsonl"), synthetic_record("w", "baseline", rep, 100, 1000));
+      append_record(dir.file("runs.jsonl"), synthetic_record("w", "fast", rep, fast[rep], 1000));
+      if (!with_others) continue;
+      append_record(dir.file("runs.jsonl"), synthetic_record("w", "same", rep, same[rep], 1000));
+      append_record(dir.file("runs.jsonl"), synthetic_record("w", "alike", rep, same[rep], 1000));
+    }
+    const auto results = load_results(dir.path().string());
+    const auto comparisons = compare(results);
+    const MetricComparison* throughput = nullptr;
+    for (const auto& c : comparisons)
+      if (c.comparison.label == "fast") throughput = c.metric("throughput");
+    EXPECT_NE(throughput, nullptr);
+    EXPECT_LT(throughput->p_value, 0.05);
+    EXPECT_EQ(throughput->q_value >= 0.05, with_others);
+    const auto verdicts = verify_claims(claims, comparisons, results);
+    EXPECT_EQ(verdict_of(verdicts, "not-slower").verdict, "confirmed");
+    EXPECT_EQ(verdict_of(verdicts, "under-double").verdict, "confirmed");
+    EXPECT_EQ(verdict_of(verdicts, "under-double").reason, "");
+    return std::make_pair(verdict_of(verdicts, "not-slower").reason,
+                          "p " + probability_text(throughput->p_value) + " against no change, q " +
+                              probability_text(throughput->q_value));
+  };
+  const auto [with_others, expected_start] = note_of(true);
+  EXPECT_EQ(with_others.rfind(expected_start, 0), 0u) << with_others;
+  EXPECT_NE(with_others.find("may be one of the intervals that exclude no change by chance"),
+            std::string::npos);
+  EXPECT_EQ(note_of(false).first, "");
 }
 
 // A claim on "any" workload is judged on each: the worst verdict decides, and among equal

@@ -9,6 +9,7 @@
 #include "harness/config/config_error.h"
 #include "harness/config/json_file_kind.h"
 #include "harness/config/json_reader.h"
+#include "harness/report/report_text.h"
 
 namespace speedbench::report {
 
@@ -100,6 +101,21 @@ std::string repetitions_to_decide_note(const MetricComparison& m, const Claim& c
   }
   return "more than " + std::to_string(kMostRepetitionsSuggested) +
          " repetitions would be needed to decide it" + measured;
+}
+
+// For a verdict the interval decided on a claim of "no change or better" (threshold 1 for a
+// ratio, 0 for a difference): p tests exactly that, and q is p adjusted over the report's
+// comparisons of the metric. Where q is 0.05 or more, one interval in 20 excludes no change by
+// chance among those comparisons, so the verdict may be one of them: a rerun with more
+// repetitions tells.
+std::string chance_note(const MetricComparison& m, const Claim& claim, const std::string& verdict) {
+  const auto* info = find_metric(claim.metric);
+  const double no_change = info != nullptr && info->ratio ? 1 : 0;
+  if (verdict == "inconclusive" || claim.threshold != no_change || m.q_value < 0.05) return "";
+  return "p " + probability_text(m.p_value) + " against no change, q " +
+         probability_text(m.q_value) +
+         " adjusted over the report's comparisons of this metric: it may be one of the intervals "
+         "that exclude no change by chance (a rerun with more repetitions tells)";
 }
 
 }  // namespace
@@ -197,6 +213,8 @@ std::vector<ClaimVerdict> verify_claims(const std::vector<Claim>& claims,
         v.verdict = verdict_for(m->interval, claim.direction, claim.threshold);
         v.reason = few_runs_note(*m);
         if (v.verdict == "inconclusive") v.reason += repetitions_to_decide_note(*m, claim);
+        const auto chance = chance_note(*m, claim, v.verdict);
+        if (!chance.empty()) v.reason += (v.reason.empty() ? "" : "; ") + chance;
       }
       by_workload.emplace_back(v.workload, v.verdict);
       if (decides_instead(v, best)) best = v;
