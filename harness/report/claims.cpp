@@ -105,8 +105,8 @@ std::string repetitions_to_decide_note(const MetricComparison& m, const Claim& c
 
 // For a verdict the interval decided on a claim of "no change or better" (threshold 1 for a
 // ratio, 0 for a difference): p tests exactly that, and q is p adjusted over the report's
-// comparisons of the metric. Where q is 0.05 or more, one interval in 20 excludes no change by
-// chance among those comparisons, so the verdict may be one of them: a rerun with more
+// comparisons of the metric. Where q is 0.05 or more, the interval does not stand out from the
+// one in 20 of those comparisons that excludes no change by chance: a rerun with more
 // repetitions tells.
 std::string chance_note(const MetricComparison& m, const Claim& claim, const std::string& verdict) {
   const auto* info = find_metric(claim.metric);
